@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+import { createRequire } from "node:module";
+import { configCheckCommand } from "./cli/commands/config-check.js";
+import { runCli } from "./cli/main.js";
+
+const require = createRequire(import.meta.url);
+
+function packageVersion(): string {
+  for (const candidate of ["../package.json", "../../package.json"]) {
+    try {
+      const pkg = require(candidate) as { name?: string; version?: string };
+      if (pkg.name === "connect-roll" && pkg.version) return pkg.version;
+    } catch {
+      // try the next location (src/ under tsx, dist/ when built)
+    }
+  }
+  return "0.0.0";
+}
+
+const controller = new AbortController();
+for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => controller.abort(new Error(sig)));
+
+const code = await runCli(
+  { version: packageVersion(), commands: [configCheckCommand] },
+  process.argv.slice(2),
+  {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    signal: controller.signal,
+  },
+);
+process.exitCode = code;

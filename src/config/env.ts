@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { AppError, ErrorCode } from "../core/errors.js";
+
+/** Environment variables the product reads (DESIGN.md §4). Validated once, in the composition root. */
+const envSchema = z.object({
+  SLACK_BOT_TOKEN: z
+    .string()
+    .regex(/^xoxb-/, "must be a bot token (xoxb-…)")
+    .optional(),
+  SLACK_SIGNING_SECRET: z.string().min(8).optional(),
+  SLACK_APP_TOKEN: z
+    .string()
+    .regex(/^xapp-/, "must be an app-level token (xapp-…)")
+    .optional(),
+  SLACK_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  CONNECT_ROLL_REPLICA_ID: z.string().min(1).max(100).optional(),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+/** Reads and validates the environment; all problems at once. Empty strings count as unset. */
+export function readEnv(env: Readonly<Record<string, string | undefined>> = process.env): Env {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const result = envSchema.safeParse(cleaned);
+  if (!result.success)
+    throw new AppError(ErrorCode.ConfigInvalid, `invalid environment:\n${z.prettifyError(result.error)}`);
+  return result.data;
+}

@@ -1,0 +1,263 @@
+import type { ConfigProblem } from "./config-problem.js";
+import type { Config } from "./schema.js";
+
+/**
+ * Cross-field rules the schema cannot express. Each rule is named; each returns every problem it finds.
+ * `env` is consulted only to warn about secrets that are referenced but not set.
+ */
+type Problem = Omit<ConfigProblem, "line" | "column">;
+type Rule = (config: Config, env: Readonly<Record<string, string | undefined>>) => Problem[];
+
+const PLACEHOLDER_RE = /\{([a-zA-Z]+)\}/g;
+const COMMAND_PLACEHOLDERS = new Set(["worker", "host", "version", "image", "pod"]);
+
+function err(rule: string, path: string, message: string): Problem {
+  return { severity: "error", rule, path, message };
+}
+function warn(rule: string, path: string, message: string): Problem {
+  return { severity: "warning", rule, path, message };
+}
+
+function placeholders(text: string): string[] {
+  return [...text.matchAll(PLACEHOLDER_RE)].map((m) => m[1] ?? "");
+}
+
+const uniqueWorkers: Rule = (config) => {
+  const out: Problem[] = [];
+  for (const [cluster, c] of Object.entries(config.clusters)) {
+    const names = new Map<string, number>();
+    const ids = new Map<string, number>();
+    c.workers.forEach((w, i) => {
+      const seen = names.get(w.name);
+      if (seen !== undefined)
+        out.push(
+          err(
+            "unique-worker-names",
+            `clusters.${cluster}.workers[${i}].name`,
+            `duplicate worker name "${w.name}" (also workers[${seen}])`,
+          ),
+        );
+      else names.set(w.name, i);
+      let id: string;
+      try {
+        const u = new URL(w.url);
+        id = `${u.hostname}:${u.port || (u.protocol === "https:" ? "443" : "80")}`;
+      } catch {
+        return;
+      }
+      const seenId = ids.get(id);
+      if (seenId !== undefined)
+        out.push(
+          err(
+            "unique-worker-urls",
+            `clusters.${cluster}.workers[${i}].url`,
+            `host:port ${id} is already used by workers[${seenId}]; Connect identifies workers by host:port`,
+          ),
+        );
+      else ids.set(id, i);
+    });
+  }
+  return out;
+};
+
+const executorRules: Rule = (config, env) => {
+  const out: Problem[] = [];
+  for (const [cluster, c] of Object.entries(config.clusters)) {
+    const base = `clusters.${cluster}.executor`;
+    const ex = c.executor;
+    if (ex.kind === "command") {
+      const [program, ...args] = ex.argv;
+      if (program !== undefined && placeholders(program).length > 0)
+        out.push(
+          err(
+            "command-program-literal",
+            `${base}.argv[0]`,
+            "the program may not contain placeholders; put them in the arguments",
+          ),
+        );
+      args.forEach((a, i) => {
+        for (const p of placeholders(a))
+          if (!COMMAND_PLACEHOLDERS.has(p))
+            out.push(
+              err(
+                "command-known-placeholders",
+                `${base}.argv[${i + 1}]`,
+                `unknown placeholder {${p}}; use {worker}, {host}, {version}, {image} or {pod}`,
+              ),
+            );
+      });
+    }
+    if (ex.kind === "webhook" && env[ex.secretEnv] === undefined)
+      out.push(
+        warn(
+          "secret-set",
+          `${base}.secretEnv`,
+          `environment variable ${ex.secretEnv} is not set; the executor will refuse to run`,
+        ),
+      );
+    const basic = c.auth?.basic;
+    if (basic && env[basic.passwordEnv] === undefined)
+      out.push(
+        warn(
+          "secret-set",
+          `clusters.${cluster}.auth.basic.passwordEnv`,
+          `environment variable ${basic.passwordEnv} is not set; requests will be refused by the cluster`,
+        ),
+      );
+    if (ex.kind === "kubernetes") {
+      c.workers.forEach((w, i) => {
+        if (w.pod === undefined)
+          out.push(
+            err(
+              "kubernetes-needs-pods",
+              `clusters.${cluster}.workers[${i}].pod`,
+              "the kubernetes executor needs the pod name of every worker",
+            ),
+          );
+      });
+      const hasImage =
+        c.versions.image !== undefined || Object.values(c.versions.table).some((e) => e.image !== undefined);
+      if (!hasImage)
+        out.push(
+          err(
+            "kubernetes-needs-image",
+            `clusters.${cluster}.versions.image`,
+            "the kubernetes executor needs an image template (e.g. registry/connect:{version}) for upgrades",
+          ),
+        );
+      if (ex.apiUrl !== undefined && ex.tokenEnv === undefined)
+        out.push(
+          err(
+            "kubernetes-token",
+            `${base}.tokenEnv`,
+            "apiUrl needs tokenEnv (the environment variable holding a bearer token)",
+          ),
+        );
+    }
+  }
+  return out;
+};
+
+const versionRules: Rule = (config) => {
+  const out: Problem[] = [];
+  for (const [cluster, c] of Object.entries(config.clusters)) {
+    const base = `clusters.${cluster}.versions`;
+    try {
+      new RegExp(c.versions.accept);
+    } catch (e) {
+      out.push(
+        err(
+          "version-accept-regex",
+          `${base}.accept`,
+          `not a valid regular expression: ${(e as Error).message}`,
+        ),
+      );
+    }
+    const templates: [string, string | undefined][] = [
+      [`${base}.image`, c.versions.image],
+      [`${base}.reports`, c.versions.reports],
+    ];
+    for (const [path, t] of templates)
+      for (const p of placeholders(t ?? ""))
+        if (p !== "version")
+          out.push(
+            err(
+              "version-template-placeholders",
+              path,
+              `unknown placeholder {${p}}; only {version} is available`,
+            ),
+          );
+  }
+  return out;
+};
+
+const accessRules: Rule = (config) => {
+  const out: Problem[] = [];
+  const check = (path: string, windows: Config["slack"]["changeWindows"]) =>
+    windows.forEach((w, i) => {
+      try {
+        new Intl.DateTimeFormat("en-US", { timeZone: w.timezone });
+      } catch {
+        out.push(
+          err(
+            "change-window-timezone",
+            `${path}[${i}].timezone`,
+            `unknown time zone "${w.timezone}"; use an IANA name like Europe/Berlin`,
+          ),
+        );
+      }
+      if (w.start === w.end)
+        out.push(
+          err("change-window-length", `${path}[${i}]`, "start and end are equal: the window would be empty"),
+        );
+    });
+  check("slack.changeWindows", config.slack.changeWindows);
+  const approversEmpty =
+    config.slack.approvers.users.length === 0 && config.slack.approvers.userGroups.length === 0;
+  if (approversEmpty)
+    out.push(
+      warn(
+        "approvers-empty",
+        "slack.approvers",
+        "nobody may approve: every approval prompt will be refused (CLI runs use --yes/--approve)",
+      ),
+    );
+  for (const [cluster, c] of Object.entries(config.clusters))
+    if (c.access?.changeWindows) check(`clusters.${cluster}.access.changeWindows`, c.access.changeWindows);
+  return out;
+};
+
+const gateRules: Rule = (config) => {
+  const out: Problem[] = [];
+  for (const [cluster, c] of Object.entries(config.clusters)) {
+    const base = `clusters.${cluster}`;
+    const delay = c.connect.scheduledRebalanceMaxDelayMs;
+    if (delay !== undefined && delay > 0 && delay < c.restart.expectedMs)
+      out.push(
+        warn(
+          "delay-below-restart",
+          `${base}.connect.scheduledRebalanceMaxDelayMs`,
+          `the scheduled delay (${delay} ms) is shorter than the expected restart (${c.restart.expectedMs} ms): each follower's tasks will move to survivors and back`,
+        ),
+      );
+    if (delay === undefined)
+      out.push(
+        warn(
+          "delay-undeclared",
+          `${base}.connect.scheduledRebalanceMaxDelayMs`,
+          "not declared: connect-roll assumes Kafka's default 300000 ms (Connect does not expose it in metrics)",
+        ),
+      );
+    if (c.workers.every((w) => w.metricsUrl === undefined))
+      out.push(
+        warn(
+          "metrics-missing",
+          `${base}.workers`,
+          "no metricsUrl: the leader cannot be found (it will not be bounced last for sure) and the settle gate cannot cross-check assigned-task counts",
+        ),
+      );
+    if (c.connect.protocol === "eager")
+      out.push(
+        warn(
+          "protocol-eager",
+          `${base}.connect.protocol`,
+          "connect.protocol=eager: every rebalance is stop-the-world; every step will ask for approval",
+        ),
+      );
+    if (c.gate.pollIntervalMs * c.gate.consecutivePolls > c.gate.failAfterMs)
+      out.push(
+        err(
+          "gate-fail-after",
+          `${base}.gate.failAfterMs`,
+          "shorter than pollIntervalMs × consecutivePolls: the gate could never pass",
+        ),
+      );
+  }
+  return out;
+};
+
+export const RULES: readonly Rule[] = [uniqueWorkers, executorRules, versionRules, accessRules, gateRules];
+
+export function applyRules(config: Config, env: Readonly<Record<string, string | undefined>>): Problem[] {
+  return RULES.flatMap((rule) => rule(config, env));
+}

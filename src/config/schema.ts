@@ -1,0 +1,192 @@
+import { z } from "zod";
+
+/**
+ * The configuration file's shape (YAML), validated with zod. Unknown keys are errors (strict objects), every
+ * problem is reported with its path. Cross-field rules live in `rules.ts`; defaults are filled here.
+ */
+
+const name = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "must be lower-case letters, digits, '.', '_' or '-' (max 63)");
+
+const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+
+const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, "must be a Slack user id like U012ABCDEF");
+const slackGroupId = z.string().regex(/^S[A-Z0-9]{2,}$/, "must be a Slack user-group id like S012ABCDEF");
+const slackChannelId = z.string().regex(/^[CGD][A-Z0-9]{2,}$/, "must be a Slack channel id like C012ABCDEF");
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name");
+const durationMs = z
+  .number()
+  .int()
+  .min(0)
+  .max(7 * 24 * 3600 * 1000);
+
+export const workerSchema = z.strictObject({
+  name: name.describe("the worker's name in plans and threads"),
+  url: httpUrl.describe("Connect REST base URL, e.g. http://10.0.0.5:8083"),
+  metricsUrl: httpUrl.optional().describe("Prometheus endpoint of the worker (JMX exporter)"),
+  pod: name.optional().describe("Kubernetes pod name (kubernetes executor)"),
+  connectProtocol: z.enum(["eager", "compatible", "sessioned"]).optional(),
+});
+
+const basicAuthSchema = z.strictObject({
+  username: z.string().min(1),
+  passwordEnv: envName.describe("environment variable holding the password (never put it in the file)"),
+});
+
+const tlsSchema = z.strictObject({
+  caFile: z.string().min(1).optional(),
+  insecureSkipVerify: z.boolean().default(false),
+});
+
+const versionsSchema = z.strictObject({
+  accept: z
+    .string()
+    .default("^v?\\d+\\.\\d+(\\.\\d+)?$")
+    .describe("regular expression the version argument must match"),
+  image: z
+    .string()
+    .optional()
+    .describe("image the executor sets; {version} is the argument without a leading v"),
+  reports: z
+    .string()
+    .default("{version}")
+    .describe("what workers must report in GET / once upgraded; 3.7 matches any 3.7.x"),
+  table: z
+    .record(z.string(), z.strictObject({ image: z.string().optional(), reports: z.string() }))
+    .default({})
+    .describe("explicit argument → image/reported version entries; checked before the templates"),
+});
+
+const simExecutorSchema = z.strictObject({
+  kind: z.literal("sim"),
+  controlUrl: httpUrl,
+  downMs: durationMs
+    .optional()
+    .describe("how long the simulated worker stays down; default restart.expectedMs"),
+  timeoutMs: durationMs.default(10_000),
+});
+
+const commandExecutorSchema = z.strictObject({
+  kind: z.literal("command"),
+  argv: z
+    .array(z.string().min(1))
+    .min(1)
+    .describe("program and arguments; placeholders {worker} {host} {version} {image} {pod}"),
+  timeoutMs: durationMs.default(120_000),
+  env: z.record(envName, z.string()).default({}),
+});
+
+const webhookExecutorSchema = z.strictObject({
+  kind: z.literal("webhook"),
+  url: httpUrl,
+  secretEnv: envName.describe("environment variable holding the HMAC secret"),
+  timeoutMs: durationMs.default(10_000),
+});
+
+const kubernetesExecutorSchema = z.strictObject({
+  kind: z.literal("kubernetes"),
+  namespace: name,
+  statefulSet: name,
+  container: name,
+  strategy: z.enum(["on-delete", "partition"]).default("on-delete"),
+  apiUrl: httpUrl.optional().describe("API server URL; default: in-cluster service account"),
+  tokenEnv: envName.optional(),
+  caFile: z.string().min(1).optional(),
+  timeoutMs: durationMs.default(10_000),
+  podReadyTimeoutMs: durationMs.default(600_000),
+});
+
+export const executorSchema = z.discriminatedUnion("kind", [
+  simExecutorSchema,
+  commandExecutorSchema,
+  webhookExecutorSchema,
+  kubernetesExecutorSchema,
+]);
+
+const connectSchema = z.strictObject({
+  protocol: z.enum(["eager", "compatible", "sessioned"]).optional().describe("declared connect.protocol"),
+  scheduledRebalanceMaxDelayMs: z.number().int().min(0).max(2_147_483_647).optional(),
+  sessionTimeoutMs: durationMs.default(10_000),
+  exactlyOnceSourceSupport: z.enum(["disabled", "preparing", "enabled"]).optional(),
+});
+
+const gateSchema = z.strictObject({
+  pollIntervalMs: durationMs.min(100).default(5_000),
+  consecutivePolls: z.number().int().min(1).max(100).default(3),
+  quietPeriodMs: durationMs.default(10_000),
+  slowAfterMs: durationMs.optional().describe("ask after this long past the expected settle time"),
+  failAfterMs: durationMs.default(3_600_000),
+  allowPaused: z.boolean().default(true),
+});
+
+const accessSchema = z.strictObject({
+  users: z.array(slackUserId).default([]),
+  userGroups: z.array(slackGroupId).default([]),
+});
+
+const dayName = z.enum(["mon", "tue", "wed", "thu", "fri", "sat", "sun"]);
+const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be HH:MM (24h)");
+
+export const changeWindowSchema = z.strictObject({
+  days: z.array(dayName).min(1),
+  start: hhmm,
+  end: hhmm,
+  timezone: z.string().min(1),
+});
+
+const slackAccessSchema = z.strictObject({
+  channels: z.array(slackChannelId).default([]).describe("channels the command may be used in; empty = any"),
+  requesters: accessSchema.default({ users: [], userGroups: [] }),
+  approvers: accessSchema.default({ users: [], userGroups: [] }),
+  fourEyes: z.boolean().default(true),
+  changeWindows: z.array(changeWindowSchema).default([]),
+});
+
+export const clusterSchema = z.strictObject({
+  workers: z.array(workerSchema).min(1),
+  auth: z.strictObject({ basic: basicAuthSchema }).optional(),
+  tls: tlsSchema.optional(),
+  versions: versionsSchema.default({ accept: "^v?\\d+\\.\\d+(\\.\\d+)?$", reports: "{version}", table: {} }),
+  executor: executorSchema,
+  connect: connectSchema.default({ sessionTimeoutMs: 10_000 }),
+  restart: z.strictObject({ expectedMs: durationMs.default(60_000) }).default({ expectedMs: 60_000 }),
+  gate: gateSchema.default({
+    pollIntervalMs: 5_000,
+    consecutivePolls: 3,
+    quietPeriodMs: 10_000,
+    failAfterMs: 3_600_000,
+    allowPaused: true,
+  }),
+  pace: z
+    .strictObject({
+      mode: z.enum(["safe", "window"]).default("safe"),
+      windowMaxHeldShare: z.number().gt(0).max(1).default(0.34),
+    })
+    .default({ mode: "safe", windowMaxHeldShare: 0.34 }),
+  maxTasksPerWorker: z.number().int().min(1).optional(),
+  requestTimeoutMs: durationMs.min(100).default(10_000),
+  access: slackAccessSchema.partial().optional().describe("per-cluster override of slack access"),
+});
+
+export const configSchema = z.strictObject({
+  redis: z
+    .strictObject({ url: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL") })
+    .optional(),
+  slack: slackAccessSchema.default({
+    channels: [],
+    requesters: { users: [], userGroups: [] },
+    approvers: { users: [], userGroups: [] },
+    fourEyes: true,
+    changeWindows: [],
+  }),
+  clusters: z.record(name, clusterSchema),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ClusterConfig = z.infer<typeof clusterSchema>;
+export type WorkerConfig = z.infer<typeof workerSchema>;
+export type ExecutorConfig = z.infer<typeof executorSchema>;
+export type SlackAccessConfig = z.infer<typeof slackAccessSchema>;
+export type AccessList = z.infer<typeof accessSchema>;
+export type ChangeWindow = z.infer<typeof changeWindowSchema>;
