@@ -1,0 +1,240 @@
+import type { Logger } from "pino";
+import { type AppError, ErrorCode, toAppError } from "../core/errors.js";
+import { hasHealthEndpoint } from "../core/protocol.js";
+import type {
+  ClusterSnapshot,
+  ConnectorSnapshot,
+  WorkerHealth,
+  WorkerMetrics,
+  WorkerSnapshot,
+} from "../core/snapshot.js";
+import { workerIdOf } from "../core/snapshot.js";
+import { toConnectorSnapshot } from "./connector-snapshots.js";
+import { createHttpClient, type HttpClient, type HttpTlsOptions } from "./http-client.js";
+import { metricsFromPrometheus, parsePrometheusText } from "./prometheus.js";
+import { parseExpandedConnectors, parseHealth, parseServerInfo } from "./schemas.js";
+import { type HttpAuth, redactUrl } from "./url-credentials.js";
+
+/** The port through which everything else sees a Connect cluster: one poll → one ClusterSnapshot. */
+export interface ClusterReader {
+  /** Never rejects because a worker is down (that is a value in the snapshot); rejects with the reason on abort. */
+  read(signal?: AbortSignal): Promise<ClusterSnapshot>;
+  stats(): ClusterReaderStats;
+  close(): Promise<void>;
+}
+
+export interface ClusterReaderStats {
+  /** HTTP attempts made since creation (retries included). */
+  readonly httpCalls: number;
+  /** HTTP attempts made by the last completed read. */
+  readonly lastReadHttpCalls: number;
+  /** Duration of the last completed read (by `now`), null before the first. */
+  readonly lastReadMs: number | null;
+}
+
+export interface WorkerEndpoint {
+  readonly name: string;
+  /** REST base URL, e.g. "http://10.0.0.5:8083". */
+  readonly url: string;
+  /** Prometheus endpoint (JMX exporter), e.g. "http://10.0.0.5:9404/metrics"; no basic auth is sent to it. */
+  readonly metricsUrl?: string | null;
+}
+
+export type ExactlyOnceSourceSupport = "disabled" | "preparing" | "enabled";
+
+export interface HttpClusterReaderOptions {
+  readonly cluster: string;
+  readonly workers: readonly WorkerEndpoint[];
+  readonly auth?: HttpAuth | null;
+  readonly tls?: HttpTlsOptions | null;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly now: () => number;
+  readonly logger?: Logger;
+  readonly declared?: { readonly exactlyOnceSourceSupport?: ExactlyOnceSourceSupport | null };
+  readonly backoffBaseMs?: number;
+  readonly backoffMaxMs?: number;
+  readonly maxBodyBytes?: number;
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly random?: () => number;
+}
+
+interface ConnectorsResult {
+  readonly connectors: readonly ConnectorSnapshot[] | null;
+  readonly error: string | null;
+}
+
+interface RestResult {
+  readonly reachable: boolean;
+  readonly error: string | null;
+  readonly version: string | null;
+  readonly health: WorkerHealth;
+}
+
+function baseUrl(url: string): string {
+  return url.replace(/\/+$/, "");
+}
+
+function rethrowIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason;
+}
+
+export function createHttpClusterReader(options: HttpClusterReaderOptions): ClusterReader {
+  const log = options.logger?.child({ component: "connect-reader", cluster: options.cluster });
+  const client: HttpClient = createHttpClient({
+    timeoutMs: options.timeoutMs,
+    retries: options.retries,
+    ...(options.auth ? { auth: options.auth } : {}),
+    ...(options.tls ? { tls: options.tls } : {}),
+    ...(options.backoffBaseMs === undefined ? {} : { backoffBaseMs: options.backoffBaseMs }),
+    ...(options.backoffMaxMs === undefined ? {} : { backoffMaxMs: options.backoffMaxMs }),
+    ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+    ...(options.random ? { random: options.random } : {}),
+    ...(log ? { logger: log } : {}),
+  });
+  const eos = options.declared?.exactlyOnceSourceSupport ?? null;
+  /** Index of the worker that last answered the cluster-wide call: asked first next time. */
+  let preferred = 0;
+  let lastReadMs: number | null = null;
+  let lastReadHttpCalls = 0;
+
+  async function readConnectors(signal: AbortSignal | undefined): Promise<ConnectorsResult> {
+    const count = options.workers.length;
+    let lastError: AppError | null = null;
+    for (let i = 0; i < count; i++) {
+      const index = (preferred + i) % count;
+      const worker = options.workers[index];
+      if (!worker) continue;
+      try {
+        const res = await client.getJson({
+          url: `${baseUrl(worker.url)}/connectors?expand=status&expand=info`,
+          ...(signal ? { signal } : {}),
+        });
+        const parsed = parseExpandedConnectors(res.json, res.url);
+        for (const s of parsed.skipped) {
+          log?.warn(
+            { connector: s.name, reason: s.reason, workerId: workerIdOf(worker.url) },
+            "connector skipped",
+          );
+        }
+        preferred = index;
+        return { connectors: parsed.connectors.map(toConnectorSnapshot), error: null };
+      } catch (err) {
+        rethrowIfAborted(signal);
+        lastError = toAppError(err, ErrorCode.ConnectBadResponse);
+        log?.debug({ err: lastError, workerId: workerIdOf(worker.url) }, "connector status read failed");
+        if (lastError.code !== ErrorCode.ConnectUnreachable && lastError.code !== ErrorCode.ConnectTimeout)
+          break;
+      }
+    }
+    return { connectors: null, error: lastError?.message ?? "No worker is configured for this cluster" };
+  }
+
+  async function readHealth(
+    base: string,
+    version: string,
+    signal: AbortSignal | undefined,
+  ): Promise<WorkerHealth> {
+    if (!hasHealthEndpoint(version)) return "unsupported";
+    try {
+      const res = await client.getJson({
+        url: `${base}/health`,
+        accept: [200, 500, 503],
+        ...(signal ? { signal } : {}),
+      });
+      return parseHealth(res.json, res.status, res.url);
+    } catch (err) {
+      rethrowIfAborted(signal);
+      log?.debug({ err: toAppError(err), workerId: workerIdOf(base) }, "worker health read failed");
+      return "unknown";
+    }
+  }
+
+  async function readRest(worker: WorkerEndpoint, signal: AbortSignal | undefined): Promise<RestResult> {
+    const base = baseUrl(worker.url);
+    let version: string;
+    try {
+      const res = await client.getJson({ url: `${base}/`, ...(signal ? { signal } : {}) });
+      version = parseServerInfo(res.json, res.url).version;
+    } catch (err) {
+      rethrowIfAborted(signal);
+      const error = toAppError(err, ErrorCode.ConnectBadResponse);
+      log?.debug({ err: error, workerId: workerIdOf(base) }, "worker unreachable");
+      return { reachable: false, error: error.message, version: null, health: "unknown" };
+    }
+    return { reachable: true, error: null, version, health: await readHealth(base, version, signal) };
+  }
+
+  async function readMetrics(
+    worker: WorkerEndpoint,
+    signal: AbortSignal | undefined,
+  ): Promise<WorkerMetrics | null> {
+    if (!worker.metricsUrl) return null;
+    try {
+      const res = await client.send({
+        url: worker.metricsUrl,
+        withAuth: false,
+        ...(signal ? { signal } : {}),
+      });
+      const text = parsePrometheusText(res.text);
+      if (text.errors.length > 0) {
+        log?.debug(
+          {
+            workerId: workerIdOf(worker.url),
+            url: res.url,
+            errors: text.errors.slice(0, 5),
+            count: text.errors.length,
+          },
+          "metrics lines skipped",
+        );
+      }
+      return metricsFromPrometheus(text.samples);
+    } catch (err) {
+      rethrowIfAborted(signal);
+      log?.debug(
+        { err: toAppError(err), workerId: workerIdOf(worker.url), url: redactUrl(worker.metricsUrl) },
+        "worker metrics read failed",
+      );
+      return null;
+    }
+  }
+
+  async function readWorker(
+    worker: WorkerEndpoint,
+    signal: AbortSignal | undefined,
+  ): Promise<WorkerSnapshot> {
+    const [rest, metrics] = await Promise.all([readRest(worker, signal), readMetrics(worker, signal)]);
+    return {
+      name: worker.name,
+      url: worker.url,
+      workerId: workerIdOf(worker.url),
+      ...rest,
+      metrics,
+      exactlyOnceSourceSupport: eos,
+    };
+  }
+
+  return {
+    async read(signal?: AbortSignal): Promise<ClusterSnapshot> {
+      rethrowIfAborted(signal);
+      const readAt = options.now();
+      const callsBefore = client.calls();
+      const [connectors, workers] = await Promise.all([
+        readConnectors(signal),
+        Promise.all(options.workers.map((w) => readWorker(w, signal))),
+      ]);
+      lastReadMs = options.now() - readAt;
+      lastReadHttpCalls = client.calls() - callsBefore;
+      return {
+        cluster: options.cluster,
+        readAt,
+        workers,
+        connectors: connectors.connectors,
+        connectorsError: connectors.error,
+      };
+    },
+    stats: () => ({ httpCalls: client.calls(), lastReadHttpCalls, lastReadMs }),
+    close: () => client.close(),
+  };
+}
