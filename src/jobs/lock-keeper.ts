@@ -1,0 +1,112 @@
+import type { Logger } from "pino";
+import { AppError, ErrorCode } from "../core/errors.js";
+import type { JobStore, Lease } from "./job-store.js";
+
+export interface LockKeeperOptions {
+  store: Pick<JobStore, "renewLock">;
+  lease: Lease;
+  /** Lease length; renewed every ttlMs / 3. */
+  ttlMs: number;
+  logger: Logger;
+  /** Called once, when the lease is lost, after `signal` is aborted. */
+  onLost: (reason: AppError) => void;
+}
+
+/** Keeps a lease alive while a rollout runs. */
+export interface LockKeeper {
+  readonly lease: Lease;
+  /**
+   * Aborted (reason: AppError `lock/lost`) as soon as the lease is known or presumed lost. The runner
+   * passes it to every effect so no worker is restarted after another replica may have taken over.
+   */
+  readonly signal: AbortSignal;
+  /** Stops renewing (the signal is left as is). Call before releasing the lock. Idempotent. */
+  stop(): void;
+}
+
+/**
+ * Renews `lease` every ttl/3 with real, unref'd timers. The lease counts as lost — signal aborted,
+ * `onLost` called once, renewing stops — when a renewal returns false (expired, released, forced or
+ * taken over), when it throws (a store error or timeout: we cannot prove we still hold it), or when
+ * the lease's expiry passes while a renewal is still in flight.
+ */
+export function createLockKeeper(options: LockKeeperOptions): LockKeeper {
+  const { store, lease, ttlMs, onLost } = options;
+  const logger = options.logger.child({
+    component: "lock-keeper",
+    jobId: lease.jobId,
+    cluster: lease.cluster,
+  });
+  const controller = new AbortController();
+  const interval = Math.max(1, Math.floor(ttlMs / 3));
+  let stopped = false;
+  let renewTimer: NodeJS.Timeout | undefined;
+  let expiryTimer: NodeJS.Timeout | undefined;
+
+  function clearTimers(): void {
+    clearTimeout(renewTimer);
+    clearTimeout(expiryTimer);
+  }
+
+  function armExpiry(remainingMs: number): void {
+    clearTimeout(expiryTimer);
+    expiryTimer = setTimeout(
+      () => lose("lease expired before a renewal succeeded"),
+      Math.max(0, remainingMs),
+    );
+    expiryTimer.unref();
+  }
+
+  function scheduleRenewal(): void {
+    renewTimer = setTimeout(() => void renew(), interval);
+    renewTimer.unref();
+  }
+
+  async function renew(): Promise<void> {
+    if (stopped) return;
+    const sentAt = Date.now();
+    let renewed = false;
+    let failure: unknown;
+    try {
+      renewed = await store.renewLock(lease, ttlMs);
+    } catch (error) {
+      failure = error;
+    }
+    if (stopped) return;
+    if (!renewed) {
+      lose(failure === undefined ? "renewal refused: the lock is no longer ours" : "renewal failed", failure);
+      return;
+    }
+    armExpiry(ttlMs - (Date.now() - sentAt));
+    scheduleRenewal();
+  }
+
+  function lose(why: string, cause?: unknown): void {
+    if (stopped) return;
+    stopped = true;
+    clearTimers();
+    const reason = new AppError(ErrorCode.LockLost, `lock lost on ${lease.cluster}: ${why}`, {
+      cause,
+      details: { cluster: lease.cluster, jobId: lease.jobId, fence: lease.fence },
+    });
+    logger.warn({ err: reason, fence: lease.fence }, "lock lost");
+    controller.abort(reason);
+    try {
+      onLost(reason);
+    } catch (error) {
+      logger.error({ err: error }, "onLost handler threw");
+    }
+  }
+
+  armExpiry(ttlMs);
+  scheduleRenewal();
+
+  return {
+    lease,
+    signal: controller.signal,
+    stop() {
+      stopped = true;
+      clearTimers();
+    },
+  };
+}

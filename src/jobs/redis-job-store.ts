@@ -1,0 +1,324 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { AppError, ErrorCode } from "../core/errors.js";
+import { auditEntrySchema, historyEntrySchema } from "./audit-and-history.js";
+import { waitForDecisionWith } from "./decision-waiter.js";
+import {
+  type Decision,
+  decisionSchema,
+  fromStoredFields,
+  isFinished,
+  type JobRecord,
+  parseStored,
+  toStoredFields,
+  validateForWrite,
+} from "./job-record.js";
+import {
+  type AcquireResult,
+  checkLeaseMatches,
+  type JobStore,
+  type Lease,
+  type LockHolder,
+} from "./job-store.js";
+import { toStoreError } from "./redis-errors.js";
+import { createRedisKeys } from "./redis-keys.js";
+import {
+  parseAuditRow,
+  parseStatus,
+  replyArray,
+  replyHolder,
+  replyNumber,
+  replyString,
+} from "./redis-replies.js";
+import { createScriptRunner, type ScriptName } from "./redis-scripts.js";
+import { createRedisSubscriptions } from "./redis-subscriptions.js";
+import { runEveryStep } from "./run-every-step.js";
+
+export interface RedisJobStoreOptions {
+  /**
+   * Client for commands, owned by the caller (close() does not quit it). Expected settings:
+   * `commandTimeout` (e.g. 2000 ms) so no call hangs — a timed-out renewal counts as a lost lock;
+   * a finite `maxRetriesPerRequest` and `enableOfflineQueue: false` (or a short queue) so an outage
+   * surfaces as `store/unavailable` instead of queueing writes that land after the lease expired.
+   */
+  redis: Redis;
+  /** Prepended to every key and channel, e.g. `connect-roll:`. */
+  prefix: string;
+  /**
+   * Connection for pub/sub wake-ups (it can run nothing else). Default: `redis.duplicate()` made here,
+   * connected on first wait and disconnected by close(). A connection passed in is not disconnected.
+   */
+  subscriber?: Redis;
+  /** Audit entries kept per job. Default 1000. */
+  auditLimit?: number;
+  /** Finished rollouts kept per cluster. Default 50. */
+  historyLimit?: number;
+  /** Clock for the `at` of audit lines the store writes itself (force release). Default `Date.now`. */
+  now?: () => number;
+}
+
+const DEFAULT_POLL_MS = 1000;
+
+/** The JobStore on Redis ≥ 6.2: one Lua script per atomic change, shared by every replica. */
+export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
+  const { redis, prefix } = options;
+  const auditLimit = options.auditLimit ?? 1000;
+  const historyLimit = options.historyLimit ?? 50;
+  const now = options.now ?? Date.now;
+  const keys = createRedisKeys(prefix);
+  const scripts = createScriptRunner(redis);
+  const ownsSubscriber = options.subscriber === undefined;
+  const subscriptions = createRedisSubscriptions(
+    options.subscriber ?? redis.duplicate({ lazyConnect: true }),
+  );
+  const closing = new AbortController();
+  let closed: Promise<void> | undefined;
+
+  async function call<T>(operation: string, key: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw toStoreError(error, { operation, key });
+    }
+  }
+  const run = (name: ScriptName, k: string[], args: Array<string | number>) =>
+    call(name, k[0] ?? "", () => scripts.run(name, k, args));
+
+  function toAcquireResult(reply: unknown, name: string, lease: Omit<Lease, "fence">): AcquireResult {
+    const r = replyArray(reply, name);
+    if (replyNumber(r[0], name) === 1) {
+      return { kind: "acquired", lease: { ...lease, fence: replyNumber(r[1], name) } };
+    }
+    return { kind: "held", holder: replyHolder(r, 1, name) };
+  }
+
+  async function loadJob(id: string): Promise<JobRecord> {
+    const key = keys.job(id);
+    const fields = await call("loadJob", key, () => redis.hgetall(key));
+    if (Object.keys(fields).length === 0) {
+      throw new AppError(ErrorCode.JobNotFound, `job ${id} not found`, { details: { jobId: id } });
+    }
+    return fromStoredFields(key, fields, {
+      pause: fields["ctl:pause"],
+      abort: fields["ctl:abort"],
+      by: fields["ctl:by"],
+      at: fields["ctl:at"],
+    });
+  }
+
+  async function listJobs(opts: { cluster?: string; unfinishedOnly?: boolean } = {}): Promise<JobRecord[]> {
+    const index = opts.unfinishedOnly === true ? keys.unfinishedJobs() : keys.allJobs();
+    const ids = await call("listJobs", index, () => redis.zrange(index, 0, -1));
+    const jobs: JobRecord[] = [];
+    for (const id of ids) {
+      try {
+        const job = await loadJob(id);
+        if (opts.cluster === undefined || job.cluster === opts.cluster) jobs.push(job);
+      } catch (error) {
+        if (error instanceof AppError && error.code === ErrorCode.JobNotFound) continue;
+        throw error;
+      }
+    }
+    return jobs;
+  }
+
+  async function readDecision(jobId: string, approvalId: string): Promise<Decision | null> {
+    const key = keys.job(jobId);
+    const text = await call("readDecision", key, () => redis.hget(key, `decision:${approvalId}`));
+    return text === null ? null : parseStored(`${key} decision:${approvalId}`, text, decisionSchema);
+  }
+
+  const store: JobStore = {
+    async acquireLock(cluster, { jobId, owner, ttlMs }) {
+      const token = randomUUID();
+      const reply = await run(
+        "acquire-lock-3",
+        [keys.lock(cluster), keys.lockHolder(cluster), keys.fence(cluster)],
+        [token, ttlMs, jobId, owner],
+      );
+      return toAcquireResult(reply, "acquire-lock-3", { cluster, jobId, owner, token });
+    },
+
+    async renewLock(lease, ttlMs) {
+      const k = [keys.lock(lease.cluster), keys.lockHolder(lease.cluster)];
+      return replyNumber(await run("renew-lock-2", k, [lease.token, ttlMs]), "renew-lock-2") === 1;
+    },
+
+    async releaseLock(lease) {
+      const k = [keys.lock(lease.cluster), keys.lockHolder(lease.cluster)];
+      return replyNumber(await run("release-lock-2", k, [lease.token]), "release-lock-2") === 1;
+    },
+
+    async readLock(cluster) {
+      const reply = await run("read-lock-2", [keys.lock(cluster), keys.lockHolder(cluster)], []);
+      return reply === null ? null : replyHolder(replyArray(reply, "read-lock-2"), 0, "read-lock-2");
+    },
+
+    async forceRelease(cluster, by) {
+      const name = "force-release-2";
+      const r = replyArray(await run(name, [keys.lock(cluster), keys.lockHolder(cluster)], []), name);
+      if (replyNumber(r[0], name) === 0) return { kind: "not-held" };
+      const holder: LockHolder = replyHolder(r, 1, name);
+      if (holder.jobId !== "") {
+        await store.appendAudit(holder.jobId, {
+          at: now(),
+          actor: by,
+          action: "lock-force-released",
+          detail: `lock on ${cluster} released by ${by} (was held by ${holder.owner})`,
+        });
+      }
+      return { kind: "released", holder };
+    },
+
+    async createJob(record) {
+      const f = toStoredFields(validateForWrite(record));
+      await run(
+        "create-job-3",
+        [keys.job(record.id), keys.allJobs(), keys.unfinishedJobs()],
+        [
+          record.id,
+          record.createdAt,
+          isFinished(record.status) ? "1" : "0",
+          f.record,
+          f.fence,
+          f.owner,
+        ].concat([f.status, f.cluster, f.approval]),
+      );
+    },
+
+    loadJob,
+
+    async saveJob(lease, record) {
+      checkLeaseMatches(lease, record);
+      const f = toStoredFields(validateForWrite({ ...record, fence: lease.fence, owner: lease.owner }));
+      await run(
+        "save-job-3",
+        [keys.job(record.id), keys.lock(lease.cluster), keys.unfinishedJobs()],
+        [
+          lease.token,
+          lease.fence,
+          record.id,
+          isFinished(record.status) ? "1" : "0",
+          f.record,
+          f.owner,
+        ].concat([f.status, f.approval]),
+      );
+    },
+
+    listJobs,
+
+    async decide(jobId, approvalId, decision) {
+      const name = "decide-1";
+      const body = JSON.stringify(decisionSchema.parse(decision));
+      const args = [approvalId, body, keys.decisionChannel(jobId), jobId];
+      const r = replyArray(await run(name, [keys.job(jobId)], args), name);
+      const kind = replyNumber(r[0], name);
+      if (kind === 1) return { kind: "recorded" };
+      if (kind === 0) return { kind: "not-awaiting" };
+      const stored = parseStored(keys.job(jobId), replyString(r[1], name), decisionSchema);
+      return { kind: "already-decided", decision: stored };
+    },
+
+    readDecision,
+
+    waitForDecision(jobId, approvalId, { signal, pollMs }) {
+      const channel = keys.decisionChannel(jobId);
+      return waitForDecisionWith({
+        read: () => readDecision(jobId, approvalId),
+        listen: (onWake) => subscriptions.listen(channel, (message) => message === approvalId && onWake()),
+        signal: AbortSignal.any([signal, closing.signal]),
+        pollMs: pollMs ?? DEFAULT_POLL_MS,
+      });
+    },
+
+    async requestControl(jobId, { action, by, at }) {
+      const name = "request-control-1";
+      const r = replyArray(await run(name, [keys.job(jobId)], [action, by, at, jobId]), name);
+      if (replyNumber(r[0], name) === 2) return { kind: "finished", status: parseStatus(r[1], name) };
+      const control = {
+        pause: r[1] === "1",
+        abort: r[2] === "1",
+        by: replyString(r[3], name),
+        at: replyNumber(r[4], name),
+      };
+      return { kind: "recorded", control };
+    },
+
+    async appendAudit(jobId, entry) {
+      const key = keys.audit(jobId);
+      const e = auditEntrySchema.parse(entry);
+      await call("appendAudit", key, () =>
+        redis.xadd(
+          key,
+          "MAXLEN",
+          auditLimit,
+          "*",
+          "at",
+          e.at,
+          "actor",
+          e.actor,
+          "action",
+          e.action,
+          "detail",
+          e.detail,
+        ),
+      );
+    },
+
+    async readAudit(jobId) {
+      const key = keys.audit(jobId);
+      const rows = await call("readAudit", key, () => redis.xrange(key, "-", "+"));
+      return rows.map(([id, flat]) => parseAuditRow(key, id, flat));
+    },
+
+    async pushHistory(cluster, entry) {
+      const body = JSON.stringify(historyEntrySchema.parse(entry));
+      await run("push-history-1", [keys.history(cluster)], [body, historyLimit]);
+    },
+
+    async history(cluster, limit) {
+      const key = keys.history(cluster);
+      if (limit <= 0) return [];
+      const rows = await call("history", key, () => redis.lrange(key, 0, limit - 1));
+      return rows.map((row, i) => parseStored(`${key}[${i}]`, row, historyEntrySchema));
+    },
+
+    async findOrphans() {
+      const unfinished = await listJobs({ unfinishedOnly: true });
+      if (unfinished.length === 0) return [];
+      const lockKeys = unfinished.map((job) => keys.lock(job.cluster));
+      const held = await call("findOrphans", keys.unfinishedJobs(), () => redis.mget(...lockKeys));
+      return unfinished.filter((_, i) => held[i] === null);
+    },
+
+    async takeOver(job, owner, ttlMs) {
+      const name = "take-over-5";
+      const token = randomUUID();
+      const k = [keys.lock(job.cluster), keys.lockHolder(job.cluster), keys.fence(job.cluster)];
+      k.push(keys.job(job.id), keys.audit(job.id));
+      const detail = `${owner} took over job ${job.id} on ${job.cluster}`;
+      const reply = await run(name, k, [token, ttlMs, job.id, owner, auditLimit, detail]);
+      const r = replyArray(reply, name);
+      if (replyNumber(r[0], name) === 2) return { kind: "finished", status: parseStatus(r[1], name) };
+      return toAcquireResult(r, name, { cluster: job.cluster, jobId: job.id, owner, token });
+    },
+
+    async ping() {
+      await call("ping", "", () => redis.ping());
+    },
+
+    close() {
+      closed ??= closeAll();
+      return closed;
+    },
+  };
+
+  function closeAll(): Promise<void> {
+    return runEveryStep([
+      () => closing.abort(new AppError(ErrorCode.StoreUnavailable, "job store closed")),
+      () => subscriptions.close(ownsSubscriber),
+    ]);
+  }
+
+  return store;
+}

@@ -1,0 +1,24 @@
+import { createMemoryJobData, createMemoryJobStore } from "../../src/jobs/memory-job-store.js";
+import { jobStoreContract } from "./job-store-contract.js";
+
+jobStoreContract("memory", async (options = {}) => {
+  const data = createMemoryJobData();
+  const store = createMemoryJobStore({ data, ...options });
+  const replica = createMemoryJobStore({ data, ...options });
+  return {
+    store,
+    replica,
+    async corruptRecord(jobId, text) {
+      const job = data.jobs.get(jobId);
+      if (job === undefined) throw new Error(`no job ${jobId}`);
+      job.fields = { ...job.fields, record: text };
+    },
+    async deleteLockKey(cluster) {
+      data.locks.delete(cluster);
+    },
+    async cleanup() {
+      await store.close();
+      await replica.close();
+    },
+  };
+});
