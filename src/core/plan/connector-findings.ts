@@ -1,0 +1,92 @@
+import { type ClusterSnapshot, taskKey } from "../snapshot.js";
+import type { Finding, ResolvedPlanPolicy } from "./plan-types.js";
+
+const EOS_ADVICE =
+  "Before each next worker: all exactly-once source tasks RUNNING (restart FAILED ones with POST /connectors/{name}/restart?includeTasks=true&onlyFailed=true), the leader reachable (zombie fencing goes through it), no connector reconfiguration during the roll; after the leader bounce watch the new leader's log for 'Unable to claim write privileges for config topic' (CONNECT-FACTS §7).";
+
+/** Preflight findings about connectors and tasks (CONNECT-FACTS §6, §7, KAFKA-17049). */
+export function findConnectorFindings(snapshot: ClusterSnapshot, policy: ResolvedPlanPolicy): Finding[] {
+  const connectors = snapshot.connectors;
+  if (connectors === null) {
+    return [
+      {
+        severity: "block",
+        code: "connectors-unreadable",
+        message: `No worker answered the connector status call${snapshot.connectorsError ? ` (${snapshot.connectorsError})` : ""}: the settle gate cannot work.`,
+      },
+    ];
+  }
+  const findings: Finding[] = [];
+  const failed = connectors.flatMap((c) =>
+    c.tasks.filter((t) => t.state === "FAILED").map((t) => taskKey(c.name, t.id)),
+  );
+  const failedConnectors = connectors.filter((c) => c.state === "FAILED").map((c) => c.name);
+  if (failed.length > 0 || failedConnectors.length > 0) {
+    const what = [...failedConnectors.map((n) => `connector ${n}`), ...failed.map((k) => `task ${k}`)];
+    findings.push({
+      severity: "block",
+      code: "failed-before-start",
+      message: `${what.length} FAILED before the start (${list(what)}): the rollout needs approval, or fix them first.`,
+    });
+  }
+  const unassigned = connectors.flatMap((c) =>
+    c.tasks.filter((t) => t.state === "UNASSIGNED").map((t) => taskKey(c.name, t.id)),
+  );
+  if (unassigned.length > 0) {
+    findings.push({
+      severity: "block",
+      code: "unassigned-before-start",
+      message: `${unassigned.length} tasks UNASSIGNED before the start (${list(unassigned)}): a scheduled delay may still be open; the rollout needs approval.`,
+    });
+  }
+  for (const state of ["STOPPED", "PAUSED"] as const) {
+    const names = connectors.filter((c) => c.state === state).map((c) => c.name);
+    if (names.length > 0) {
+      findings.push({
+        severity: "info",
+        code: `connectors-${state.toLowerCase()}`,
+        message: `${names.length} connectors ${state} (${list(names)}): they stay ${state} and the gate does not wait for them.`,
+      });
+    }
+  }
+  const eosWorkers = snapshot.workers.filter((w) => {
+    const support = w.exactlyOnceSourceSupport ?? policy.exactlyOnceSourceSupport;
+    return support === "preparing" || support === "enabled";
+  });
+  const eosConnectors = connectors
+    .filter((c) => c.config["exactly.once.support"] === "required")
+    .map((c) => c.name);
+  if (eosWorkers.length > 0 || eosConnectors.length > 0) {
+    const parts = [
+      eosWorkers.length > 0
+        ? `exactly.once.source.support is preparing/enabled on ${eosWorkers.length} workers`
+        : "",
+      eosConnectors.length > 0 ? `exactly.once.support=required on ${list(eosConnectors)}` : "",
+    ].filter((p) => p !== "");
+    findings.push({
+      severity: "warn",
+      code: "exactly-once-source",
+      message: `${parts.join("; ")}. ${EOS_ADVICE}`,
+    });
+  }
+  if (snapshot.workers.length >= 2) {
+    for (const c of connectors) {
+      const owners = new Set(c.tasks.filter((t) => t.state !== "UNASSIGNED").map((t) => t.workerId));
+      const [only] = owners;
+      if (c.tasks.length >= 2 && owners.size === 1 && only !== null && only !== undefined) {
+        findings.push({
+          severity: "warn",
+          code: "connector-concentrated",
+          message: `All ${c.tasks.length} tasks of ${c.name} run on ${only}: bouncing that worker stops the whole connector (KAFKA-17049).`,
+        });
+      }
+    }
+  }
+  return findings;
+}
+
+function list(items: readonly string[], max = 5): string {
+  return items.length <= max
+    ? items.join(", ")
+    : `${items.slice(0, max).join(", ")}, … ${items.length - max} more`;
+}

@@ -1,0 +1,52 @@
+import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
+import { versionMatches } from "../version.js";
+import { compareNatural } from "./natural-compare.js";
+import type { LeaderResolution, RolloutTarget, SkippedWorker } from "./plan-types.js";
+
+export interface OrderedWorker {
+  readonly worker: WorkerSnapshot;
+  readonly isLeader: boolean;
+  readonly reasons: readonly string[];
+}
+
+export interface WorkerOrder {
+  readonly ordered: readonly OrderedWorker[];
+  readonly skipped: readonly SkippedWorker[];
+}
+
+const FOLLOWER_REASON = "follower: its tasks are held by the scheduled delay and come back to it";
+const LEADER_REASON =
+  "group leader: bounced last so the assignor keeps one consistent delay window (CONNECT-FACTS §2.4)";
+const UNKNOWN_LEADER_REASON = "leader unknown: ordered by name; this step may be a leader bounce";
+
+/**
+ * Followers first in natural name order, the leader last. For an upgrade, workers already reporting the target
+ * version are skipped with a reason.
+ */
+export function orderWorkers(
+  snapshot: ClusterSnapshot,
+  target: RolloutTarget,
+  leader: LeaderResolution,
+): WorkerOrder {
+  const skipped: SkippedWorker[] = [];
+  const todo: WorkerSnapshot[] = [];
+  for (const w of [...snapshot.workers].sort((a, b) => compareNatural(a.name, b.name))) {
+    if (target.kind === "upgrade" && w.version !== null && versionMatches(w.version, target.version)) {
+      skipped.push({
+        worker: w.name,
+        reason: `already reports ${w.version}, which matches ${target.version}`,
+      });
+    } else {
+      todo.push(w);
+    }
+  }
+  const isLeader = (w: WorkerSnapshot) => leader.kind === "known" && leader.worker === w.name;
+  const followers = todo.filter((w) => !isLeader(w));
+  const leaders = todo.filter(isLeader);
+  const followerReasons = leader.kind === "known" ? [FOLLOWER_REASON] : [UNKNOWN_LEADER_REASON];
+  const ordered: OrderedWorker[] = [
+    ...followers.map((worker) => ({ worker, isLeader: false, reasons: followerReasons })),
+    ...leaders.map((worker) => ({ worker, isLeader: true, reasons: [LEADER_REASON] })),
+  ];
+  return { ordered, skipped };
+}

@@ -1,0 +1,186 @@
+import { formatDuration } from "../format-duration.js";
+import type { ConnectProtocolSetting } from "../protocol.js";
+import type { ClusterSnapshot } from "../snapshot.js";
+import { adviseDelay } from "./advise-delay.js";
+import { findConnectorFindings } from "./connector-findings.js";
+import { countConfiguredTasks, countWorkerTasks } from "./count-worker-tasks.js";
+import { groupPaceWindows } from "./group-pace-windows.js";
+import { orderWorkers } from "./order-workers.js";
+import type { Finding, PaceWindow, Plan, PlanPolicy, PlanStep, RolloutTarget } from "./plan-types.js";
+import { predictProtocols } from "./predict-protocols.js";
+import {
+  predictStepCost,
+  REBALANCE_ALLOWANCE_MS,
+  SETTLE_ALLOWANCE_MS,
+  type StepCost,
+} from "./predict-step-cost.js";
+import { findProtocolFindings } from "./protocol-findings.js";
+import { resolveLeader } from "./resolve-leader.js";
+import { resolvePlanPolicy } from "./resolve-plan-policy.js";
+import { findWorkerFindings } from "./worker-findings.js";
+
+const WINDOW_NOTE =
+  "An eager window covers the steps during which the group runs eager (every rebalance stops every task); its last step is the one after which the group becomes cooperative again.";
+
+/** The rollout plan: order, protocol per step, delay analysis, predicted disruption and preflight findings. */
+export function planRollout(snapshot: ClusterSnapshot, target: RolloutTarget, policy: PlanPolicy): Plan {
+  const p = resolvePlanPolicy(policy);
+  const leader = resolveLeader(snapshot);
+  const order = orderWorkers(snapshot, target, leader);
+  const settingOf = (name: string): ConnectProtocolSetting =>
+    Object.hasOwn(p.connectProtocolByWorker, name)
+      ? (p.connectProtocolByWorker[name] ?? null)
+      : p.connectProtocol;
+  const versionAfter = (current: string | null) =>
+    target.kind === "upgrade" ? target.version : (current ?? target.version);
+  const skippedNames = new Set(order.skipped.map((s) => s.worker));
+  const members = [
+    ...order.ordered.map((o) => ({ worker: o.worker, restarted: true })),
+    ...snapshot.workers
+      .filter((w) => skippedNames.has(w.name))
+      .map((worker) => ({ worker, restarted: false })),
+  ].map((m) => ({ ...m, setting: settingOf(m.worker.name), versionAfter: versionAfter(m.worker.version) }));
+  const forecast = predictProtocols(members);
+
+  const assignorVersions = snapshot.workers.flatMap((w) => (w.version === null ? [] : [w.version]));
+  if (target.kind === "upgrade") assignorVersions.push(target.version);
+  const delay = adviseDelay(p, assignorVersions);
+  const totalTasks = countConfiguredTasks(snapshot);
+  const costInput = (index: number, heldMs?: number) => {
+    const o = order.ordered[index];
+    return {
+      isLeader: o?.isLeader ?? false,
+      eager: forecast.steps[index]?.exposure === "eager",
+      tasks: o ? countWorkerTasks(snapshot, o.worker) : 0,
+      totalTasks,
+      workers: snapshot.workers.length,
+      delayMs: delay.analysis.delayMs,
+      restartMs: p.expectedRestartMs,
+      zeroDelayReassigns: delay.zeroDelayReassigns,
+      ...(heldMs === undefined ? {} : { heldMs }),
+    };
+  };
+  const safeCosts = order.ordered.map((_, i) => predictStepCost(costInput(i)));
+  const windows: PaceWindow[] =
+    p.pace === "window"
+      ? groupPaceWindows(
+          safeCosts.map((c, i) => ({
+            step: i + 1,
+            windowable:
+              c.disruption === "held" &&
+              !(order.ordered[i]?.isLeader ?? true) &&
+              delay.analysis.restartFitsInDelay,
+            tasks: costInput(i).tasks,
+          })),
+          {
+            totalTasks,
+            delayMs: delay.analysis.delayMs,
+            restartMs: p.expectedRestartMs,
+            marginMs: p.windowMarginMs,
+            maxHeldShare: p.windowMaxHeldShare,
+          },
+        )
+      : [];
+  const windowOf = (step: number) => windows.findIndex((w) => w.steps.includes(step));
+  const costs: StepCost[] = safeCosts.map((safe, i) => {
+    const w = windows[windowOf(i + 1)];
+    if (!w) return safe;
+    const position = w.steps.indexOf(i + 1);
+    return predictStepCost(costInput(i, delay.analysis.delayMs - position * p.expectedRestartMs));
+  });
+
+  const steps: PlanStep[] = order.ordered.map((o, i) => {
+    const protocol = forecast.steps[i];
+    const cost = costs[i] ?? predictStepCost(costInput(i));
+    const windowIndex = windowOf(i + 1);
+    return {
+      step: i + 1,
+      worker: o.worker.name,
+      workerId: o.worker.workerId,
+      isLeader: o.isLeader,
+      fromVersion: o.worker.version,
+      toVersion: versionAfter(o.worker.version),
+      tasks: costInput(i).tasks,
+      protocolBefore: protocol?.before ?? null,
+      protocolDuring: protocol?.during ?? null,
+      protocolAfter: protocol?.after ?? null,
+      disruption: cost.disruption,
+      predictedDowntimeMs: cost.downtimeMs,
+      predictedTaskDowntimeMs: cost.taskDowntimeMs,
+      predictedMoves: cost.moves,
+      predictedInterruptions: cost.interruptions,
+      predictedWallMs: cost.wallMs,
+      window: windowIndex >= 0 ? windowIndex : null,
+      reasons: [...o.reasons, ...costReasons(cost, windows[windowIndex], delay.analysis.delayMs)],
+    };
+  });
+
+  const findings: Finding[] = [
+    ...findWorkerFindings(snapshot, p, leader),
+    ...findConnectorFindings(snapshot, p),
+    ...delay.findings,
+    ...findProtocolFindings(forecast),
+    ...order.skipped.map((s) => ({
+      severity: "info" as const,
+      code: "already-on-target",
+      message: `${s.worker} skipped: ${s.reason}.`,
+    })),
+  ];
+  if (steps.length === 0) {
+    findings.push({
+      severity: "info",
+      code: "nothing-to-do",
+      message: "Every worker already runs the target version.",
+    });
+  }
+  const notes: string[] = [];
+  if (leader.kind === "unknown") notes.push(`The order could not be made leader-last: ${leader.reason}.`);
+  if (forecast.eagerWindows.length > 0) notes.push(WINDOW_NOTE);
+
+  const sum = (pick: (s: PlanStep) => number) => steps.reduce((acc, s) => acc + pick(s), 0);
+  const safeWall = safeCosts.reduce((acc, c) => acc + c.wallMs, 0);
+  const windowWall =
+    safeCosts.reduce((acc, c, i) => acc + (windowOf(i + 1) >= 0 ? 0 : c.wallMs), 0) +
+    windows.length * (delay.analysis.delayMs + REBALANCE_ALLOWANCE_MS + SETTLE_ALLOWANCE_MS);
+  return {
+    cluster: snapshot.cluster,
+    target,
+    plannedAt: snapshot.readAt,
+    pace: p.pace,
+    leader,
+    steps,
+    skipped: order.skipped,
+    eagerWindows: forecast.eagerWindows,
+    compatibleWindows: forecast.compatibleWindows,
+    windows,
+    delay: delay.analysis,
+    findings,
+    totals: {
+      steps: steps.length,
+      predictedMoves: sum((s) => s.predictedMoves),
+      predictedInterruptions: sum((s) => s.predictedInterruptions),
+      predictedTaskDowntimeMs: sum((s) => s.predictedTaskDowntimeMs),
+      predictedMaxDowntimeMs: steps.reduce((acc, s) => Math.max(acc, s.predictedDowntimeMs), 0),
+      predictedWallMs: { safe: safeWall, window: windowWall },
+    },
+    needsApproval: findings.some((f) => f.severity === "block") || forecast.eagerWindows.length > 0,
+    notes,
+  };
+}
+
+function costReasons(cost: StepCost, window: PaceWindow | undefined, delayMs: number): string[] {
+  const reasons: string[] = [];
+  if (cost.disruption === "eager") {
+    reasons.push("the group runs eager during this step: every task in the cluster stops at each rebalance");
+  } else if (cost.disruption === "reassigned") {
+    reasons.push(
+      delayMs === 0
+        ? "delay 0: its tasks are reassigned to the survivors at once and part move back when it returns"
+        : "its restart outlasts the delay: its tasks go to the survivors at the deadline and part move back",
+    );
+  } else if (cost.disruption === "held" && delayMs > 0) {
+    reasons.push(`its tasks stay down until the delay expires (about ${formatDuration(cost.downtimeMs)})`);
+  }
+  if (window) reasons.push(`restarted in one delay window with steps ${window.steps.join(", ")}`);
+  return reasons;
+}

@@ -1,0 +1,158 @@
+import type { ConnectProtocol, ConnectProtocolSetting } from "../protocol.js";
+
+/** What the rollout must achieve: every worker restarted (and, for an upgrade, reporting `version`). */
+export interface RolloutTarget {
+  readonly kind: "upgrade" | "restart";
+  /** What workers must report afterwards, e.g. "3.7.1" (exactly) or "3.7" (any 3.7.x). */
+  readonly version: string;
+  /** The user's argument as typed, e.g. "v3.7" or "restart". */
+  readonly argument: string;
+}
+
+export type RolloutPace = "safe" | "window";
+export type ExactlyOnceSourceSupport = "disabled" | "preparing" | "enabled";
+
+/** What the planner needs from the configuration. Missing optional values take the defaults in `resolvePlanPolicy`. */
+export interface PlanPolicy {
+  /** Declared `connect.protocol` of the workers (null: the version's default). */
+  readonly connectProtocol: ConnectProtocolSetting;
+  /** Per-worker override of `connectProtocol`, by worker name. */
+  readonly connectProtocolByWorker?: Readonly<Record<string, ConnectProtocolSetting>>;
+  /** Declared `scheduled.rebalance.max.delay.ms`; null when not declared (the Connect default, 300000, is assumed). */
+  readonly scheduledRebalanceMaxDelayMs: number | null;
+  /** How long one worker restart is expected to take (stop → REST up and rejoined). */
+  readonly expectedRestartMs: number;
+  readonly maxTasksPerWorker?: number | null;
+  /** Declared worker `exactly.once.source.support` (used when the snapshot does not say). */
+  readonly exactlyOnceSourceSupport?: ExactlyOnceSourceSupport | null;
+  readonly pace?: RolloutPace;
+  /** Pace `window`: the largest share of all tasks held at once (default 0.34). */
+  readonly windowMaxHeldShare?: number;
+  /** Pace `window`: the last restart of a window must end this long before the deadline (default 30000). */
+  readonly windowMarginMs?: number;
+  /** `session.timeout.ms` (default 10000). */
+  readonly sessionTimeoutMs?: number;
+}
+
+export interface ResolvedPlanPolicy {
+  readonly connectProtocol: ConnectProtocolSetting;
+  readonly connectProtocolByWorker: Readonly<Record<string, ConnectProtocolSetting>>;
+  readonly scheduledRebalanceMaxDelayMs: number | null;
+  readonly expectedRestartMs: number;
+  readonly maxTasksPerWorker: number | null;
+  readonly exactlyOnceSourceSupport: ExactlyOnceSourceSupport | null;
+  readonly pace: RolloutPace;
+  readonly windowMaxHeldShare: number;
+  readonly windowMarginMs: number;
+  readonly sessionTimeoutMs: number;
+}
+
+export type FindingSeverity = "info" | "warn" | "block";
+
+/** A preflight observation. `code` is kebab-case and stable; `message` is for people. */
+export interface Finding {
+  readonly severity: FindingSeverity;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** Inclusive range of step numbers (from 1). */
+export interface StepWindow {
+  readonly fromStep: number;
+  readonly toStep: number;
+}
+
+/**
+ * How a step disrupts tasks:
+ * - `held`: a follower back within the scheduled delay; its tasks wait for the deadline and come back to it;
+ * - `reassigned`: a follower whose restart outlasts the delay (or delay 0): tasks go to survivors, part move back;
+ * - `leader`: the leader; its tasks are reassigned at once, then part move back when it returns;
+ * - `eager`: the group runs eager during the step: every task stops at each rebalance.
+ */
+export type StepDisruption = "held" | "reassigned" | "leader" | "eager";
+
+export interface PlanStep {
+  /** From 1, in order. */
+  readonly step: number;
+  readonly worker: string;
+  readonly workerId: string;
+  readonly isLeader: boolean;
+  readonly fromVersion: string | null;
+  readonly toVersion: string;
+  /** Tasks the worker holds now (metrics, else statuses). */
+  readonly tasks: number;
+  /** Group protocol before the step, while the worker is out, and after it is back (null: empty group). */
+  readonly protocolBefore: ConnectProtocol | null;
+  readonly protocolDuring: ConnectProtocol | null;
+  readonly protocolAfter: ConnectProtocol | null;
+  readonly disruption: StepDisruption;
+  /** How long the longest-affected task is down during the step. */
+  readonly predictedDowntimeMs: number;
+  /** Σ over tasks of downtime (task·ms). */
+  readonly predictedTaskDowntimeMs: number;
+  /** Tasks started on a different worker than before. */
+  readonly predictedMoves: number;
+  /** RUNNING tasks stopped while their own worker stays up (eager rebalances). */
+  readonly predictedInterruptions: number;
+  /** Wall time of the step including the settle allowance. */
+  readonly predictedWallMs: number;
+  /** Index into `Plan.windows` when pace `window` groups this step with others. */
+  readonly window: number | null;
+  readonly reasons: readonly string[];
+}
+
+export interface SkippedWorker {
+  readonly worker: string;
+  readonly reason: string;
+}
+
+export type LeaderResolution =
+  | { readonly kind: "known"; readonly worker: string; readonly url: string }
+  | { readonly kind: "unknown"; readonly reason: string };
+
+export interface DelayAnalysis {
+  readonly delayMs: number;
+  readonly source: "declared" | "default";
+  readonly expectedRestartMs: number;
+  /** A better `scheduled.rebalance.max.delay.ms` for this rollout, when the configured one is far off. */
+  readonly recommendedDelayMs: number | null;
+  readonly restartFitsInDelay: boolean;
+}
+
+/** Consecutive followers restarted inside one scheduled-delay window (pace `window`). */
+export interface PaceWindow {
+  readonly steps: readonly number[];
+  /** Share (0..1) of all tasks held at once at the end of the window. */
+  readonly predictedHeldShare: number;
+  /** Time from the window's first stop to its deadline (when the held tasks come back). */
+  readonly predictedDeadlineMs: number;
+}
+
+export interface PlanTotals {
+  readonly steps: number;
+  readonly predictedMoves: number;
+  readonly predictedInterruptions: number;
+  readonly predictedTaskDowntimeMs: number;
+  readonly predictedMaxDowntimeMs: number;
+  readonly predictedWallMs: { readonly safe: number; readonly window: number };
+}
+
+export interface Plan {
+  readonly cluster: string;
+  readonly target: RolloutTarget;
+  /** `readAt` of the snapshot the plan was made from. */
+  readonly plannedAt: number;
+  readonly pace: RolloutPace;
+  readonly leader: LeaderResolution;
+  readonly steps: readonly PlanStep[];
+  readonly skipped: readonly SkippedWorker[];
+  readonly eagerWindows: readonly StepWindow[];
+  readonly compatibleWindows: readonly StepWindow[];
+  readonly windows: readonly PaceWindow[];
+  readonly delay: DelayAnalysis;
+  readonly findings: readonly Finding[];
+  readonly totals: PlanTotals;
+  /** True when a finding is `block` or the plan has an eager window: a person must approve. */
+  readonly needsApproval: boolean;
+  readonly notes: readonly string[];
+}

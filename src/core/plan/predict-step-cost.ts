@@ -1,0 +1,93 @@
+import type { StepDisruption } from "./plan-types.js";
+
+/** Allowance for one rebalance plus task start-up, added wherever tasks are (re)started. */
+export const REBALANCE_ALLOWANCE_MS = 5_000;
+/** Allowance for the settle gate after a step (quiet period and consecutive identical polls). */
+export const SETTLE_ALLOWANCE_MS = 30_000;
+
+export interface StepCostInput {
+  readonly isLeader: boolean;
+  /** Some rebalance of the step runs eager (stop-the-world). */
+  readonly eager: boolean;
+  /** Tasks the worker holds. */
+  readonly tasks: number;
+  readonly totalTasks: number;
+  readonly workers: number;
+  readonly delayMs: number;
+  readonly restartMs: number;
+  /** The assignor reassigns lost work at once when the delay is 0 (KAFKA-15693). */
+  readonly zeroDelayReassigns: boolean;
+  /** How long this follower's tasks wait for the deadline (pace `window`: less than the delay). Default: the delay. */
+  readonly heldMs?: number;
+}
+
+export interface StepCost {
+  readonly disruption: StepDisruption;
+  readonly downtimeMs: number;
+  readonly taskDowntimeMs: number;
+  readonly moves: number;
+  readonly interruptions: number;
+  readonly wallMs: number;
+}
+
+/** Predicted disruption of one step (CONNECT-FACTS §1.3–§1.6, §2, §3.3, §10). */
+export function predictStepCost(input: StepCostInput): StepCost {
+  const { tasks, totalTasks, workers, delayMs, restartMs } = input;
+  const rb = REBALANCE_ALLOWANCE_MS;
+  const bounceWall = restartMs + 2 * rb + SETTLE_ALLOWANCE_MS;
+  if (workers <= 1) {
+    const down = restartMs + rb;
+    return {
+      disruption: "held",
+      downtimeMs: down,
+      taskDowntimeMs: tasks * down,
+      moves: 0,
+      interruptions: 0,
+      wallMs: bounceWall,
+    };
+  }
+  const share = Math.min(tasks, Math.floor(totalTasks / workers));
+  if (input.eager) {
+    const interruptions = Math.max(0, totalTasks - tasks) + Math.max(0, totalTasks - share);
+    return {
+      disruption: "eager",
+      downtimeMs: 2 * rb,
+      taskDowntimeMs: 2 * totalTasks * rb,
+      moves: tasks + share,
+      interruptions,
+      wallMs: bounceWall,
+    };
+  }
+  const reassigned = (disruption: StepDisruption, firstDownMs: number): StepCost => ({
+    disruption,
+    downtimeMs: firstDownMs,
+    taskDowntimeMs: tasks * firstDownMs + share * rb,
+    moves: tasks + share,
+    interruptions: share,
+    wallMs: bounceWall,
+  });
+  if (input.isLeader) return reassigned("leader", rb);
+  if (delayMs === 0 && input.zeroDelayReassigns) return reassigned("reassigned", rb);
+  if (delayMs === 0) {
+    // Before KAFKA-15693 lost work waits for an unrelated rebalance: this is a lower bound (a finding says so).
+    const down = restartMs + rb;
+    return {
+      disruption: "held",
+      downtimeMs: down,
+      taskDowntimeMs: tasks * down,
+      moves: 0,
+      interruptions: 0,
+      wallMs: bounceWall,
+    };
+  }
+  if (restartMs >= delayMs) return reassigned("reassigned", delayMs + rb);
+  const down = (input.heldMs ?? delayMs) + rb;
+  return {
+    disruption: "held",
+    downtimeMs: down,
+    taskDowntimeMs: tasks * down,
+    moves: 0,
+    interruptions: 0,
+    wallMs: delayMs + rb + SETTLE_ALLOWANCE_MS,
+  };
+}

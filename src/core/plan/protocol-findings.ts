@@ -1,0 +1,35 @@
+import type { Finding, StepWindow } from "./plan-types.js";
+import type { ProtocolForecast } from "./predict-protocols.js";
+
+/** Findings about the protocol the group will negotiate during the rollout (CONNECT-FACTS §3). */
+export function findProtocolFindings(forecast: ProtocolForecast): Finding[] {
+  const findings: Finding[] = [];
+  if (forecast.unknown.length > 0) {
+    findings.push({
+      severity: "warn",
+      code: "protocol-unknown",
+      message: `Protocol support unknown for ${forecast.unknown.join(", ")}: assumed eager-only (the worst case). Check the versions before approving.`,
+    });
+  }
+  if (forecast.eagerWindows.length > 0) {
+    findings.push({
+      severity: "warn",
+      code: "eager-window",
+      message: `The group runs the eager protocol during ${describe(forecast.eagerWindows)}: every rebalance stops every task in the cluster. Needs approval.`,
+    });
+  }
+  if (forecast.compatibleWindows.length > 0) {
+    findings.push({
+      severity: "warn",
+      code: "compatible-window",
+      message: `The group runs the compatible protocol during ${describe(forecast.compatibleWindows)}: internal request signing is off while it lasts.`,
+    });
+  }
+  return findings;
+}
+
+function describe(windows: readonly StepWindow[]): string {
+  return windows
+    .map((w) => (w.fromStep === w.toStep ? `step ${w.fromStep}` : `steps ${w.fromStep}–${w.toStep}`))
+    .join(", ");
+}

@@ -1,0 +1,102 @@
+import type { ClusterSnapshot } from "../snapshot.js";
+
+/** How the worker was stopped: graceful (LeaveGroup at once) or crash (noticed after the session timeout). */
+export type StopMode = "graceful" | "crash";
+
+/** What the gate compares against: the cluster just before a step, and what the step did. */
+export interface Baseline {
+  readonly snapshot: ClusterSnapshot;
+  readonly step: number;
+  readonly worker: { readonly name: string; readonly workerId: string; readonly url: string };
+  readonly targetVersion: string;
+  readonly stopIssuedAt: number;
+  readonly stopMode: StopMode;
+  readonly isLeader: boolean;
+  /** The worker held connectors or tasks before the step, so it must hold work again. */
+  readonly heldWork: boolean;
+  /** Task keys ("connector/N") the worker ran before the step. */
+  readonly workerTasks: readonly string[];
+  /** When the scheduled delay should release the worker's tasks; null when no delay applies (leader, delay 0). */
+  readonly delayDeadline: number | null;
+}
+
+export interface GatePolicy {
+  /** Identical assignments needed in a row (default 3). */
+  readonly consecutivePolls?: number;
+  /** The last rebalance must be at least this old (default 10000). */
+  readonly quietPeriodMs?: number;
+  /** Beyond the delay deadline (or the stop), waiting longer than this is slow (default 120000). */
+  readonly expectedSettleMs?: number;
+  /** Beyond the delay deadline (or the stop), waiting longer than this fails the gate (default 1800000). */
+  readonly failAfterMs?: number;
+  /** A task RUNNING before the step may be PAUSED after it (default false). */
+  readonly allowPaused?: boolean;
+}
+
+export interface ResolvedGatePolicy {
+  readonly consecutivePolls: number;
+  readonly quietPeriodMs: number;
+  readonly expectedSettleMs: number;
+  readonly failAfterMs: number;
+  readonly allowPaused: boolean;
+}
+
+export interface SettleInput {
+  readonly baseline: Baseline;
+  /** Recent polls, oldest first; the last one is the current state. */
+  readonly polls: readonly ClusterSnapshot[];
+  readonly policy: GatePolicy;
+  readonly now: number;
+}
+
+type Reason<C extends string, D extends object = Record<never, never>> = {
+  readonly code: C;
+  readonly message: string;
+} & Readonly<D>;
+
+export interface TaskStateRef {
+  readonly task: string;
+  readonly state: string;
+  readonly workerId: string | null;
+}
+
+/** Why the gate has not passed (or failed). Each carries a `message` the chat layer can show verbatim. */
+export type GateReason =
+  | Reason<"no-polls">
+  | Reason<"worker-down", { worker: string }>
+  | Reason<"worker-starting", { worker: string; health: string }>
+  | Reason<"worker-version-mismatch", { worker: string; reported: string | null; expected: string }>
+  | Reason<"worker-idle", { worker: string }>
+  | Reason<"worker-unreachable", { worker: string }>
+  | Reason<"connectors-unreadable">
+  | Reason<"connector-missing", { connector: string }>
+  | Reason<"connector-added", { connector: string }>
+  | Reason<"task-count-changed", { connector: string; before: number; now: number }>
+  | Reason<"task-missing", { tasks: readonly string[] }>
+  | Reason<"task-failed", { task: string; trace: string | null }>
+  | Reason<"connector-failed", { connector: string; trace: string | null }>
+  | Reason<"tasks-not-running", { tasks: readonly TaskStateRef[] }>
+  | Reason<"stale-running", { worker: string; claimed: number; assigned: number; tasks: readonly string[] }>
+  | Reason<"task-on-unknown-worker", { tasks: readonly TaskStateRef[] }>
+  | Reason<
+      "held-by-scheduled-delay",
+      { worker: string; heldTasks: readonly string[]; remainingMs: number | null }
+    >
+  | Reason<"epoch-mismatch", { epochs: readonly number[] }>
+  | Reason<"leader-mismatch", { leaders: readonly string[] }>
+  | Reason<"leader-not-live", { leaderUrl: string }>
+  | Reason<"rebalancing", { workers: readonly string[] }>
+  | Reason<"rebalance-recent", { remainingMs: number }>
+  | Reason<"assignment-incomplete", { assigned: number; configured: number }>
+  | Reason<"assignment-excess", { assigned: number; configured: number }>
+  | Reason<"assignment-unstable", { stablePolls: number; needed: number }>
+  | Reason<"eos-leader-unreachable", { leaderUrl: string; connectors: readonly string[] }>
+  | Reason<"gate-slow", { overdueMs: number }>
+  | Reason<"gate-timeout", { elapsedMs: number }>;
+
+export type GateReasonCode = GateReason["code"];
+
+export type SettleVerdict =
+  | { readonly kind: "settled" }
+  | { readonly kind: "waiting"; readonly reasons: readonly GateReason[] }
+  | { readonly kind: "failed"; readonly reasons: readonly GateReason[] };

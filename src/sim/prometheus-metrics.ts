@@ -1,0 +1,70 @@
+import { atLeast, parseKafkaVersion } from "../core/version.js";
+import type { WorkerRestView } from "./connect-view.js";
+
+/**
+ * A worker's `GET /metrics` in Prometheus text format, with the series names Strimzi's JMX-exporter rules produce
+ * (CONNECT-FACTS §5.2). `connect_protocol` exists only from 2.4 (KAFKA-8804).
+ */
+export function renderWorkerMetrics(view: WorkerRestView, clientId: string): string {
+  const lines: string[] = [];
+  const gauge = (name: string, help: string, value: number, labels = "") => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name}${labels} ${formatValue(value)}`);
+  };
+  const v = parseKafkaVersion(view.version);
+  if (view.protocol && v && atLeast(v, 2, 4)) {
+    lines.push(
+      "# HELP kafka_connect_worker_rebalance_connect_protocol The Connect protocol used by this cluster",
+      "# TYPE kafka_connect_worker_rebalance_connect_protocol untyped",
+      `kafka_connect_worker_rebalance_connect_protocol{connect_protocol="${view.protocol.toUpperCase()}"} 1`,
+    );
+  }
+  if (view.leaderUrl) {
+    lines.push(
+      "# HELP kafka_connect_worker_rebalance_leader_name The name of the group leader",
+      "# TYPE kafka_connect_worker_rebalance_leader_name untyped",
+      `kafka_connect_worker_rebalance_leader_name{leader_name="${view.leaderUrl}"} 1`,
+    );
+  }
+  gauge("kafka_connect_worker_rebalance_epoch", "The epoch or generation number of this worker", view.epoch);
+  gauge(
+    "kafka_connect_worker_rebalance_rebalancing",
+    "Whether this worker is currently rebalancing",
+    view.rebalancing ? 1 : 0,
+  );
+  lines.push(
+    "# HELP kafka_connect_worker_rebalance_completed_rebalances_total The total number of rebalances completed by this worker",
+    "# TYPE kafka_connect_worker_rebalance_completed_rebalances_total counter",
+    `kafka_connect_worker_rebalance_completed_rebalances_total ${view.completedRebalances}`,
+  );
+  gauge(
+    "kafka_connect_worker_rebalance_time_since_last_rebalance_ms",
+    "The time in milliseconds since this worker completed the most recent rebalance",
+    view.timeSinceLastRebalanceMs,
+  );
+  gauge(
+    "kafka_connect_worker_connector_count",
+    "The number of connectors run in this worker",
+    view.connectorCount,
+  );
+  gauge("kafka_connect_worker_task_count", "The number of tasks run in this worker", view.taskCount);
+  const client = `{clientid="${clientId}"}`;
+  gauge(
+    "kafka_connect_coordinator_assigned_connectors",
+    "The number of connector instances currently assigned to this consumer",
+    view.connectorCount,
+    client,
+  );
+  gauge(
+    "kafka_connect_coordinator_assigned_tasks",
+    "The number of tasks currently assigned to this consumer",
+    view.taskCount,
+    client,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+function formatValue(value: number): string {
+  if (value === Number.POSITIVE_INFINITY) return "+Inf";
+  if (value === Number.NEGATIVE_INFINITY) return "-Inf";
+  return Number.isInteger(value) ? `${value}.0` : String(value);
+}

@@ -1,0 +1,56 @@
+import { negotiateProtocol, protocolSupport } from "../core/protocol.js";
+import { configuredTasks, type SimContext } from "./sim-context.js";
+import type { SimState, TaskStateView, WorkerStateView } from "./sim-types.js";
+import { sortNames, sortTaskKeys } from "./task-order.js";
+
+/** Builds the exact `GET /sim/state` object (DESIGN §4) from the model. */
+export function buildSimState(ctx: SimContext): SimState {
+  const group = ctx.group;
+  const now = ctx.scheduler.now();
+  const workers: WorkerStateView[] = ctx.workers.map((w) => {
+    const member = w.member;
+    return {
+      name: w.name,
+      workerId: w.workerId,
+      url: w.url,
+      version: w.version,
+      connectProtocol: protocolSupport(w.version, w.connectProtocol).advertised[0] ?? "eager",
+      state: w.state,
+      connectors: member ? sortNames(member.connectors.keys()) : [],
+      tasks: member ? sortTaskKeys(member.tasks.keys()) : [],
+    };
+  });
+  const assigned = new Set<string>();
+  for (const m of group.members) if (m.alive) for (const t of m.tasks.keys()) assigned.add(t);
+  const configured = sortTaskKeys(configuredTasks(ctx));
+  const tasks: TaskStateView[] = configured.map((id) => {
+    const s = ctx.status.getTask(id);
+    return { id, state: s?.state ?? "UNASSIGNED", workerId: s?.workerId ?? null };
+  });
+  const restarts: Record<string, number> = {};
+  for (const w of ctx.workers) restarts[w.name] = Math.max(0, w.starts - 1);
+  const protocol =
+    group.protocol ??
+    negotiateProtocol(
+      ctx.workers
+        .filter((w) => w.state === "running")
+        .map((w) => protocolSupport(w.version, w.connectProtocol).advertised),
+    ) ??
+    "eager";
+  return {
+    now,
+    generation: group.generation,
+    protocol,
+    leader: group.leader?.worker.name ?? null,
+    workers,
+    heldTasks: configured.filter((t) => !assigned.has(t)),
+    delayDeadline: group.delayDeadline,
+    tasks,
+    counters: {
+      rebalances: group.rebalances,
+      eagerRebalances: group.eagerRebalances,
+      ...ctx.ledger.totals(now),
+      restarts,
+    },
+  };
+}

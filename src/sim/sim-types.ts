@@ -1,0 +1,117 @@
+import type { ConnectProtocol, ConnectProtocolSetting } from "../core/protocol.js";
+import type { Assignor } from "./assignor/types.js";
+
+/**
+ * Builds an assignor for a leader; a new leader gets fresh instances (CONNECT-FACTS §2.1).
+ * Same shape as `createAssignor` of ./assignor/create-assignor.ts (the default).
+ */
+export type AssignorFactory = (options: {
+  readonly protocol: ConnectProtocol;
+  readonly leaderVersion: string;
+  readonly maxDelayMs: number;
+}) => Assignor;
+
+export interface WorkerOverride {
+  readonly version?: string | undefined;
+  /** `connect.protocol`; null = the version's default. */
+  readonly connectProtocol?: ConnectProtocolSetting | undefined;
+  /** This worker's `scheduled.rebalance.max.delay.ms`. */
+  readonly delayMs?: number | undefined;
+  /** Base restart (process start) time of this worker. */
+  readonly restartMs?: number | undefined;
+}
+
+export interface ConnectorSpec {
+  readonly name: string;
+  readonly type: "source" | "sink";
+  readonly tasksMax: number;
+  readonly config?: Readonly<Record<string, string>> | undefined;
+}
+
+export interface SimClusterOptions {
+  readonly workers: number;
+  /** Number of generated connectors (`conn-01`…), ignored when `connectorSpecs` is given. */
+  readonly connectors: number;
+  readonly tasksPerConnector: number;
+  readonly connectorSpecs?: readonly ConnectorSpec[];
+  readonly version: string;
+  readonly connectProtocol: ConnectProtocolSetting;
+  /** `scheduled.rebalance.max.delay.ms` of every worker (overridable per worker). */
+  readonly delayMs: number;
+  readonly restartMs: number;
+  /** Relative jitter of a restart time, e.g. 0.1 = ±10 %, drawn from the seeded PRNG. */
+  readonly restartJitter: number;
+  readonly taskStartMs: number;
+  readonly sessionTimeoutMs: number;
+  readonly rebalanceMs: number;
+  readonly seed: number;
+  readonly virtualTime: boolean;
+  readonly speed: number;
+  readonly host: string;
+  /** Simulated time at creation (default 0 in virtual time, Date.now() in real time). */
+  readonly startAt?: number;
+  /** Per-worker overrides by worker name ("worker-1"). */
+  readonly workerOverrides?: Readonly<Record<string, WorkerOverride>>;
+  /** Ports of the workers' REST servers, by index; default 8083 + index (no server is opened by the cluster). */
+  readonly ports?: readonly number[];
+  /** Default: the real assignors (`createAssignor`). */
+  readonly assignorFactory?: AssignorFactory;
+}
+
+export type WorkerState = "running" | "stopped" | "starting";
+export type StopMode = "graceful" | "crash";
+
+export interface WorkerStateView {
+  readonly name: string;
+  readonly workerId: string;
+  readonly url: string;
+  readonly version: string;
+  readonly connectProtocol: ConnectProtocol;
+  readonly state: WorkerState;
+  readonly connectors: string[];
+  readonly tasks: string[];
+}
+
+export interface TaskStateView {
+  readonly id: string;
+  readonly state: string;
+  readonly workerId: string | null;
+}
+
+/** The exact shape of `GET /sim/state` (DESIGN §4). */
+export interface SimState {
+  readonly now: number;
+  readonly generation: number;
+  readonly protocol: ConnectProtocol;
+  readonly leader: string | null;
+  readonly workers: WorkerStateView[];
+  readonly heldTasks: string[];
+  readonly delayDeadline: number | null;
+  readonly tasks: TaskStateView[];
+  readonly counters: {
+    readonly rebalances: number;
+    readonly eagerRebalances: number;
+    readonly taskMoves: number;
+    readonly taskInterruptions: number;
+    readonly taskDowntimeMs: number;
+    readonly restarts: Record<string, number>;
+  };
+}
+
+export interface WorkerFaults {
+  /** Every Connect REST call of this worker answers with this status. */
+  readonly restStatus: number | null;
+  /** Every Connect REST call of this worker answers after this many real milliseconds. */
+  readonly hangMs: number | null;
+}
+
+export interface ConnectorChange {
+  readonly tasksMax?: number;
+  readonly config?: Readonly<Record<string, string>>;
+}
+
+export interface RestartOptions {
+  readonly version?: string;
+  /** How long the worker stays down before it starts again; "never" = it does not come back. */
+  readonly downMs?: number | "never";
+}

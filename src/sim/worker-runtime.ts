@@ -1,0 +1,197 @@
+import { versionMatches } from "../core/version.js";
+import { connectorOfTask, type Member, type SimContext } from "./sim-context.js";
+
+/**
+ * What a worker does with the work it is assigned: start tasks (taskStartMs to RUNNING, or FAILED on a faulty
+ * version), stop them (writing UNASSIGNED on a graceful stop, nothing on a crash: CONNECT-FACTS §6.2), pause,
+ * resume and restart them.
+ */
+export const FAIL_ON_VERSION_KEY = "sim.fail.on.version";
+
+export interface StopOptions {
+  /** Graceful shutdown or revocation: write UNASSIGNED with this worker's id. False on a crash. */
+  readonly writeStatus: boolean;
+  /** The worker process stays up (revocation, stop-the-world): a stop of a RUNNING task is an interruption. */
+  readonly workerStaysUp: boolean;
+}
+
+function failureTrace(version: string): string {
+  return (
+    `org.apache.kafka.connect.errors.ConnectException: simulated failure on version ${version}\n` +
+    "\tat org.apache.kafka.connect.runtime.WorkerTask.doRun(WorkerTask.java:202)"
+  );
+}
+
+function finishTaskStart(ctx: SimContext, member: Member, key: string, token: number): void {
+  const item = member.tasks.get(key);
+  if (!item || item.token !== token || !member.alive) return;
+  const now = ctx.scheduler.now();
+  const worker = member.worker;
+  const connector = ctx.connectors.get(connectorOfTask(key));
+  const generation = ctx.group.generation;
+  const failOn = connector?.config[FAIL_ON_VERSION_KEY];
+  if (failOn !== undefined && versionMatches(worker.version, failOn)) {
+    item.state = "FAILED";
+    ctx.status.putTask(key, {
+      state: "FAILED",
+      workerId: worker.workerId,
+      trace: failureTrace(worker.version),
+      generation,
+    });
+    ctx.ledger.taskNotRunning(key, "FAILED", worker.name, now);
+    return;
+  }
+  if (connector?.target === "PAUSED") {
+    item.state = "PAUSED";
+    ctx.status.putTask(key, { state: "PAUSED", workerId: worker.workerId, trace: null, generation });
+    ctx.ledger.taskNotRunning(key, "PAUSED", worker.name, now);
+    return;
+  }
+  item.state = "RUNNING";
+  ctx.status.putTask(key, { state: "RUNNING", workerId: worker.workerId, trace: null, generation });
+  ctx.ledger.taskRunning(key, worker.name, now);
+}
+
+function finishConnectorStart(ctx: SimContext, member: Member, name: string, token: number): void {
+  const item = member.connectors.get(name);
+  const connector = ctx.connectors.get(name);
+  if (!item || item.token !== token || !member.alive || !connector) return;
+  const state = connector.target === "STARTED" ? "RUNNING" : connector.target;
+  item.state = state === "STOPPED" ? "PAUSED" : state;
+  ctx.status.putConnector(name, {
+    state,
+    workerId: member.worker.workerId,
+    trace: null,
+    generation: ctx.group.generation,
+  });
+}
+
+export function startTasks(ctx: SimContext, member: Member, keys: Iterable<string>): void {
+  const batch: [string, number][] = [];
+  const now = ctx.scheduler.now();
+  for (const key of keys) {
+    const token = ctx.nextToken();
+    member.tasks.set(key, { state: "starting", token });
+    ctx.ledger.taskStarting(key, member.worker.name, now);
+    batch.push([key, token]);
+  }
+  if (batch.length === 0) return;
+  ctx.scheduler.after(ctx.options.taskStartMs, () => {
+    for (const [key, token] of batch) finishTaskStart(ctx, member, key, token);
+  });
+}
+
+export function startConnectors(ctx: SimContext, member: Member, names: Iterable<string>): void {
+  const batch: [string, number][] = [];
+  for (const name of names) {
+    const token = ctx.nextToken();
+    member.connectors.set(name, { state: "starting", token });
+    batch.push([name, token]);
+  }
+  if (batch.length === 0) return;
+  ctx.scheduler.after(ctx.options.taskStartMs, () => {
+    for (const [name, token] of batch) finishConnectorStart(ctx, member, name, token);
+  });
+}
+
+export function stopTasks(
+  ctx: SimContext,
+  member: Member,
+  keys: Iterable<string>,
+  options: StopOptions,
+): void {
+  const now = ctx.scheduler.now();
+  const worker = member.worker;
+  for (const key of keys) {
+    if (!member.tasks.delete(key)) continue;
+    ctx.ledger.taskStopped(key, worker.name, now, options.workerStaysUp);
+    if (options.writeStatus && ctx.status.getTask(key)) {
+      ctx.status.putTask(key, {
+        state: "UNASSIGNED",
+        workerId: worker.workerId,
+        trace: null,
+        generation: ctx.group.generation,
+      });
+    }
+  }
+}
+
+export function stopConnectors(
+  ctx: SimContext,
+  member: Member,
+  names: Iterable<string>,
+  options: StopOptions,
+): void {
+  for (const name of names) {
+    if (!member.connectors.delete(name)) continue;
+    const connector = ctx.connectors.get(name);
+    if (options.writeStatus && connector && connector.target !== "STOPPED") {
+      ctx.status.putConnector(name, {
+        state: "UNASSIGNED",
+        workerId: member.worker.workerId,
+        trace: null,
+        generation: ctx.group.generation,
+      });
+    }
+  }
+}
+
+export function stopAllWork(ctx: SimContext, member: Member, options: StopOptions): void {
+  stopTasks(ctx, member, [...member.tasks.keys()], options);
+  stopConnectors(ctx, member, [...member.connectors.keys()], options);
+}
+
+/** Restarts a held task in place (REST restart, new task config): RESTARTING, then started again. */
+export function restartTaskInPlace(ctx: SimContext, member: Member, key: string): void {
+  if (!member.tasks.has(key)) return;
+  stopTasks(ctx, member, [key], { writeStatus: false, workerStaysUp: true });
+  ctx.status.putTask(key, {
+    state: "RESTARTING",
+    workerId: member.worker.workerId,
+    trace: null,
+    generation: ctx.group.generation,
+  });
+  startTasks(ctx, member, [key]);
+}
+
+export function restartConnectorInPlace(ctx: SimContext, member: Member, name: string): void {
+  if (!member.connectors.has(name)) return;
+  member.connectors.delete(name);
+  ctx.status.putConnector(name, {
+    state: "RESTARTING",
+    workerId: member.worker.workerId,
+    trace: null,
+    generation: ctx.group.generation,
+  });
+  startConnectors(ctx, member, [name]);
+}
+
+/** Applies a connector's new target state (pause/resume) to the instances members hold. */
+export function applyTargetState(ctx: SimContext, connectorName: string): void {
+  const connector = ctx.connectors.get(connectorName);
+  if (!connector) return;
+  const now = ctx.scheduler.now();
+  const generation = ctx.group.generation;
+  for (const member of ctx.group.members) {
+    if (!member.alive) continue;
+    const workerId = member.worker.workerId;
+    for (const [key, item] of member.tasks) {
+      if (connectorOfTask(key) !== connectorName) continue;
+      if (connector.target === "PAUSED" && item.state === "RUNNING") {
+        item.state = "PAUSED";
+        ctx.status.putTask(key, { state: "PAUSED", workerId, trace: null, generation });
+        ctx.ledger.taskNotRunning(key, "PAUSED", member.worker.name, now);
+      } else if (connector.target === "STARTED" && item.state === "PAUSED") {
+        item.state = "RUNNING";
+        ctx.status.putTask(key, { state: "RUNNING", workerId, trace: null, generation });
+        ctx.ledger.taskRunning(key, member.worker.name, now);
+      }
+    }
+    const held = member.connectors.get(connectorName);
+    if (held && held.state !== "starting") {
+      const state = connector.target === "STARTED" ? "RUNNING" : connector.target;
+      held.state = state === "RUNNING" ? "RUNNING" : "PAUSED";
+      ctx.status.putConnector(connectorName, { state, workerId, trace: null, generation });
+    }
+  }
+}

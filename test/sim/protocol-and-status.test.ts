@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+import { createControlClient, followers } from "./support/control-client.js";
+
+const sims: RunningSim[] = [];
+afterEach(async () => {
+  await Promise.all(sims.splice(0).map((s) => s.close()));
+});
+
+async function sim(extra: Parameters<typeof startSim>[0] = {}) {
+  const s = await startSim({
+    virtualTime: true,
+    workers: 3,
+    connectors: 3,
+    tasksPerConnector: 4,
+    seed: 11,
+    ...extra,
+  });
+  sims.push(s);
+  return createControlClient(s.controlUrl);
+}
+
+describe("protocol negotiation (CONNECT-FACTS §3)", () => {
+  it("2.2 → 3.7: eager with interruptions on every rebalance until the last 2.2 worker leaves", async () => {
+    const c = await sim({ version: "2.2.0" });
+    const initial = await c.state();
+    expect(initial.protocol).toBe("eager");
+    const order = [...followers(initial), initial.leader ?? ""];
+    const interruptionsPerStep: number[] = [];
+    for (const [i, name] of order.entries()) {
+      const before = await c.state();
+      await c.post(`/sim/workers/${name}/restart?version=3.7.1`);
+      await c.advance(60_000);
+      const after = await c.state();
+      interruptionsPerStep.push(after.counters.taskInterruptions - before.counters.taskInterruptions);
+      expect(after.tasks.every((t) => t.state === "RUNNING")).toBe(true);
+      if (i < order.length - 1) {
+        expect(after.protocol).toBe("eager");
+        // stop: survivors stop everything; rejoin: everyone stops everything again.
+        expect(after.counters.eagerRebalances - before.counters.eagerRebalances).toBe(2);
+      }
+    }
+    const final = await c.state();
+    expect(final.protocol).toBe("sessioned");
+    expect(final.workers.every((w) => w.version === "3.7.1")).toBe(true);
+    // Every step with a 2.2 member interrupted running tasks on the surviving workers.
+    expect(interruptionsPerStep.slice(0, 2).every((n) => n >= 8)).toBe(true);
+    // The last step: the leave is the first cooperative rebalance, still stop-the-world for members that were
+    // eager (§3.3); the return is cooperative (revocation of 4, no stop-the-world).
+    expect(interruptionsPerStep[2]).toBe(8 + 4);
+    expect(final.workers.map((w) => w.tasks.length)).toEqual([4, 4, 4]);
+  });
+
+  it("a 3.6 → 3.7 upgrade stays sessioned", async () => {
+    const c = await sim({ version: "3.6.2", delayMs: 0 });
+    const s = await c.state();
+    await c.post(`/sim/workers/${followers(s)[0]}/restart?version=3.7.1`);
+    await c.advance(30_000);
+    const after = await c.state();
+    expect(after.protocol).toBe("sessioned");
+    expect(after.counters.eagerRebalances).toBe(0);
+  });
+
+  it("sessioned + compatible members run compatible", async () => {
+    const c = await sim({ workerOverrides: { "worker-2": { connectProtocol: "compatible" } } });
+    const s = await c.state();
+    expect(s.protocol).toBe("compatible");
+    expect(s.workers.map((w) => w.connectProtocol)).toEqual(["sessioned", "compatible", "sessioned"]);
+  });
+
+  it("a 2.3 worker in a 3.7 group makes it compatible; connect.protocol=eager makes it eager", async () => {
+    expect(
+      (await (await sim({ workerOverrides: { "worker-3": { version: "2.3.1" } } })).state()).protocol,
+    ).toBe("compatible");
+    expect(
+      (await (await sim({ workerOverrides: { "worker-1": { connectProtocol: "eager" } } })).state()).protocol,
+    ).toBe("eager");
+  });
+});
+
+describe("status store (CONNECT-FACTS §6.2)", () => {
+  it("graceful stop writes UNASSIGNED with the old worker id; a crash leaves stale RUNNING", async () => {
+    const c = await sim();
+    const s = await c.state();
+    const [f1, f2] = followers(s);
+    const w1 = s.workers.find((w) => w.name === f1);
+    const w2 = s.workers.find((w) => w.name === f2);
+    await c.post(`/sim/workers/${f1}/stop?mode=graceful`);
+    await c.post(`/sim/workers/${f2}/stop?mode=crash`);
+    await c.advance(5_000);
+    const after = await c.state();
+    for (const t of w1?.tasks ?? []) {
+      expect(after.tasks.find((x) => x.id === t)).toEqual({
+        id: t,
+        state: "UNASSIGNED",
+        workerId: w1?.workerId,
+      });
+    }
+    for (const t of w2?.tasks ?? []) {
+      expect(after.tasks.find((x) => x.id === t)).toEqual({
+        id: t,
+        state: "RUNNING",
+        workerId: w2?.workerId,
+      });
+    }
+    // The crash is noticed only after the session timeout (10 s): the rebalance waits for it.
+    const gen = after.generation;
+    await c.advance(6_000);
+    expect((await c.state()).generation).toBeGreaterThan(gen);
+  });
+
+  it("the worker id is the same host:port across restarts", async () => {
+    const c = await sim();
+    const s = await c.state();
+    const name = followers(s)[0] ?? "";
+    const id = s.workers.find((w) => w.name === name)?.workerId;
+    await c.post(`/sim/workers/${name}/restart?downMs=1000`);
+    await c.advance(400_000);
+    const after = await c.state();
+    expect(after.workers.find((w) => w.name === name)?.workerId).toBe(id);
+    const mine = after.workers.find((w) => w.name === name)?.tasks ?? [];
+    expect(mine.length).toBe(4);
+    for (const t of mine) expect(after.tasks.find((x) => x.id === t)?.workerId).toBe(id);
+  });
+});
