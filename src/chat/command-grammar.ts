@@ -1,0 +1,262 @@
+/**
+ * The grammar of `/connect-roll …`. `parseCommand` returns a value, never throws: either the command or an
+ * error with a message that says what was wrong and a hint that shows the right form.
+ *
+ *   /connect-roll <cluster> <version|restart> [--pace safe|window]   start a rollout
+ *   /connect-roll rollout <cluster> <version|restart> [--pace …]     the same, spelled out
+ *   /connect-roll plan <cluster> <version|restart>                   dry run
+ *   /connect-roll status [cluster]
+ *   /connect-roll abort|pause|resume|history <cluster>
+ *   /connect-roll help                                               (also: empty text)
+ *
+ * The subcommand words are reserved: a cluster cannot be named `plan`, `status`, … (use `rollout plan v1`).
+ */
+
+export const CLUSTER_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+export const VERSION_PATTERN = /^v?[0-9]+\.[0-9]+(\.[0-9]+)?([-.][0-9A-Za-z]{1,32})?$/;
+export const MAX_COMMAND_LENGTH = 200;
+
+export type RolloutPace = "safe" | "window";
+export type RolloutArgument = { kind: "restart" } | { kind: "version"; version: string };
+
+export type Command =
+  | { kind: "rollout"; cluster: string; argument: RolloutArgument; pace?: RolloutPace }
+  | { kind: "plan"; cluster: string; argument: RolloutArgument }
+  | { kind: "status"; cluster?: string }
+  | { kind: "abort"; cluster: string }
+  | { kind: "pause"; cluster: string }
+  | { kind: "resume"; cluster: string }
+  | { kind: "history"; cluster: string }
+  | { kind: "help" };
+
+export type ParseResult = { kind: "ok"; command: Command } | { kind: "error"; message: string; hint: string };
+
+export interface ParseOptions {
+  /** The slash command as registered in Slack, shown in hints. Default `/connect-roll`. */
+  commandName?: string;
+}
+
+const SUBCOMMANDS = ["rollout", "plan", "status", "abort", "pause", "resume", "history", "help"] as const;
+type Subcommand = (typeof SUBCOMMANDS)[number];
+const SINGLE_CLUSTER = ["abort", "pause", "resume", "history"] as const;
+/** Printable characters a valid command can contain (plus ASCII whitespace between words). */
+const ALLOWED_CHAR = /[A-Za-z0-9._=-]/;
+const SEPARATOR = /[ \t\r\n]+/;
+
+export function usageLines(commandName = "/connect-roll"): string[] {
+  return [
+    `${commandName} <cluster> <version|restart> [--pace safe|window]`,
+    `${commandName} plan <cluster> <version|restart>`,
+    `${commandName} status [cluster]`,
+    `${commandName} abort|pause|resume|history <cluster>`,
+    `${commandName} help`,
+  ];
+}
+
+export function parseCommand(text: string, options: ParseOptions = {}): ParseResult {
+  const name = options.commandName ?? "/connect-roll";
+  if (typeof text !== "string") return fail("the command text is missing", usageLines(name).join("\n"));
+  if (text.length > MAX_COMMAND_LENGTH) {
+    return fail(
+      `the command is too long (${text.length} characters, at most ${MAX_COMMAND_LENGTH})`,
+      usageLines(name).join("\n"),
+    );
+  }
+  const bad = badCharacters(text);
+  if (bad.length > 0) {
+    return fail(
+      `the command contains characters that are not allowed: ${bad.join(", ")} (use letters, digits, '.', '_', '-' and spaces)`,
+      usageLines(name).join("\n"),
+    );
+  }
+  const words = text.split(SEPARATOR).filter((w) => w.length > 0);
+  const [first, ...rest] = words;
+  if (first === undefined) return ok({ kind: "help" });
+  const sub = asSubcommand(first);
+  if (sub === undefined) return parseRollout("rollout", words, name);
+  switch (sub) {
+    case "help":
+      return rest.length === 0
+        ? ok({ kind: "help" })
+        : fail(`'help' takes no arguments, got ${quoteWords(rest)}`, `${name} help`);
+    case "rollout":
+    case "plan":
+      return parseRollout(sub, rest, name);
+    case "status":
+      return parseStatus(rest, name);
+    default:
+      return parseSingleCluster(sub, rest, name);
+  }
+}
+
+function parseStatus(words: string[], name: string): ParseResult {
+  const hint = `${name} status [cluster]`;
+  if (words.length === 0) return ok({ kind: "status" });
+  if (words.length > 1) return fail(`'status' takes at most one cluster, got ${quoteWords(words)}`, hint);
+  const cluster = parseCluster(words[0] ?? "");
+  return cluster.kind === "ok" ? ok({ kind: "status", cluster: cluster.value }) : fail(cluster.message, hint);
+}
+
+function parseSingleCluster(
+  sub: (typeof SINGLE_CLUSTER)[number],
+  words: string[],
+  name: string,
+): ParseResult {
+  const hint = `${name} ${sub} <cluster>`;
+  if (words.length === 0) return fail(`'${sub}' needs the cluster name`, hint);
+  if (words.length > 1) return fail(`'${sub}' takes exactly one cluster, got ${quoteWords(words)}`, hint);
+  const cluster = parseCluster(words[0] ?? "");
+  return cluster.kind === "ok" ? ok({ kind: sub, cluster: cluster.value }) : fail(cluster.message, hint);
+}
+
+function parseRollout(sub: "rollout" | "plan", words: string[], name: string): ParseResult {
+  const hint =
+    sub === "plan"
+      ? `${name} plan <cluster> <version|restart>, e.g. ${name} plan prod-cluster v3.7`
+      : `${name} <cluster> <version|restart> [--pace safe|window], e.g. ${name} prod-cluster v3.7`;
+  const positional: string[] = [];
+  let pace: RolloutPace | undefined;
+  for (let i = 0; i < words.length; i += 1) {
+    const word = words[i] ?? "";
+    if (!word.startsWith("-")) {
+      positional.push(word);
+      continue;
+    }
+    if (sub === "plan") return fail(`'plan' takes no options, got ${quote(word)}`, hint);
+    const [flag, inline] = splitFlag(word);
+    if (flag !== "--pace") return fail(`unknown option ${quote(flag)} (the only option is --pace)`, hint);
+    if (pace !== undefined) return fail("--pace is given more than once", hint);
+    let value = inline;
+    if (value === undefined) {
+      i += 1;
+      value = words[i];
+    }
+    if (value === undefined) return fail("--pace needs a value: safe or window", hint);
+    const lowered = value.toLowerCase();
+    if (lowered !== "safe" && lowered !== "window") {
+      return fail(`--pace must be 'safe' or 'window', got ${quote(value)}`, hint);
+    }
+    pace = lowered;
+  }
+  if (positional.length < 2) {
+    const what =
+      positional.length === 0
+        ? "the cluster name and the version (or 'restart')"
+        : "the version (or 'restart')";
+    return fail(`missing ${what}`, hint);
+  }
+  if (positional.length > 2) {
+    return fail(`too many words: expected <cluster> <version|restart>, got ${quoteWords(positional)}`, hint);
+  }
+  const cluster = parseCluster(positional[0] ?? "");
+  if (cluster.kind === "error") return fail(cluster.message, hint);
+  const argument = parseArgument(positional[1] ?? "");
+  if (argument.kind === "error") return fail(argument.message, hint);
+  if (sub === "plan") return ok({ kind: "plan", cluster: cluster.value, argument: argument.value });
+  return ok({
+    kind: "rollout",
+    cluster: cluster.value,
+    argument: argument.value,
+    ...(pace === undefined ? {} : { pace }),
+  });
+}
+
+type Parsed<T> = { kind: "ok"; value: T } | { kind: "error"; message: string };
+
+function parseCluster(word: string): Parsed<string> {
+  const lowered = word.toLowerCase();
+  if (CLUSTER_NAME_PATTERN.test(lowered)) return { kind: "ok", value: lowered };
+  const reason =
+    lowered.length > 63
+      ? "is longer than 63 characters"
+      : /^[a-z0-9]/.test(lowered)
+        ? "may contain only letters, digits, '.', '_' and '-'"
+        : "must start with a letter or a digit";
+  return { kind: "error", message: `${quote(word)} is not a valid cluster name: it ${reason}` };
+}
+
+function parseArgument(word: string): Parsed<RolloutArgument> {
+  if (word.toLowerCase() === "restart") return { kind: "ok", value: { kind: "restart" } };
+  if (VERSION_PATTERN.test(word)) return { kind: "ok", value: { kind: "version", version: word } };
+  return {
+    kind: "error",
+    message: `${quote(word)} is neither a version (like v3.7, 3.7.1 or 3.7.1-rc1) nor 'restart'`,
+  };
+}
+
+function splitFlag(word: string): [string, string | undefined] {
+  const eq = word.indexOf("=");
+  return eq < 0 ? [word.toLowerCase(), undefined] : [word.slice(0, eq).toLowerCase(), word.slice(eq + 1)];
+}
+
+function asSubcommand(word: string): Subcommand | undefined {
+  const lowered = word.toLowerCase();
+  return SUBCOMMANDS.find((s) => s === lowered);
+}
+
+/** The distinct disallowed characters, shown safely (printable ASCII quoted, everything else as U+XXXX). */
+function badCharacters(text: string): string[] {
+  const seen = new Set<string>();
+  for (const char of text) {
+    if (ALLOWED_CHAR.test(char) || SEPARATOR.test(char)) continue;
+    const code = char.codePointAt(0) ?? 0;
+    const shown =
+      code >= 0x21 && code <= 0x7e && char !== "`"
+        ? `'${char}'`
+        : `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+    seen.add(shown);
+    if (seen.size >= 5) break;
+  }
+  return [...seen];
+}
+
+function quote(word: string): string {
+  return word.length > 40 ? `'${word.slice(0, 40)}…'` : `'${word}'`;
+}
+
+function quoteWords(words: string[]): string {
+  return quote(words.join(" "));
+}
+
+function ok(command: Command): ParseResult {
+  return { kind: "ok", command };
+}
+
+function fail(message: string, hint: string): ParseResult {
+  return { kind: "error", message, hint };
+}
+
+/**
+ * The known cluster names closest to `name` (Levenshtein distance, then alphabetical), at most `limit` (3),
+ * for "unknown cluster 'prod-clustr', did you mean prod-cluster?". Names too far away are left out.
+ */
+export function suggestClusters(name: string, known: readonly string[], limit = 3): string[] {
+  const target = name.toLowerCase();
+  const cutoff = Math.max(2, Math.ceil(target.length / 2));
+  return known
+    .map((candidate) => {
+      const lowered = candidate.toLowerCase();
+      const distance = editDistance(target, lowered);
+      const related = target.length >= 3 && (lowered.includes(target) || target.includes(lowered));
+      return { candidate, distance, eligible: distance <= cutoff || related };
+    })
+    .filter((entry) => entry.eligible && entry.distance > 0)
+    .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
+    .slice(0, limit)
+    .map((entry) => entry.candidate);
+}
+
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current.push(
+        Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}

@@ -1,0 +1,40 @@
+import type { SlackMessage } from "./slack-web-api.js";
+
+/**
+ * The port the rollout runner uses to talk to Slack. Nothing here blocks the caller: every call queues
+ * work and returns at once; delivery (ordering, rate limits, retries) is the notifier's business.
+ * The adapter is `createThreadNotifier` (a queue per channel over a `SlackWebApi`).
+ */
+export interface PostOptions {
+  /** Caller-chosen id of this message, unique per notifier (e.g. `${jobId}:step:3`); `update` refers to it. */
+  key: string;
+  /** Reply in this thread (a known parent `ts`). */
+  threadTs?: string;
+  /** Reply in the thread of a message posted through this notifier in the same channel, by its key. */
+  threadKey?: string;
+}
+
+export interface PostHandle {
+  key: string;
+  channel: string;
+  /**
+   * Resolves with the message `ts` once Slack has it. Rejects (`AppError` `slack/api`) only when Slack refuses
+   * the message for good (e.g. `not_in_channel`) or the notifier is closed first. Unobserved rejections are safe.
+   */
+  ts: Promise<string>;
+}
+
+export type FlushResult = { kind: "flushed" } | { kind: "timed-out"; pending: number };
+
+export interface Notifier {
+  /** Queues a message. Posting the same key again returns the first handle (idempotent). */
+  post(channel: string, message: SlackMessage, options: PostOptions): PostHandle;
+  /** Replaces the content of a message posted with `key`; coalesced (latest wins, only when changed, rate-bounded). */
+  update(channel: string, key: string, message: SlackMessage): void;
+  /** A message only `user` sees; best effort (dropped after bounded retries). */
+  postEphemeral(channel: string, user: string, message: SlackMessage, options?: { threadTs?: string }): void;
+  /** Sends everything queued (pending updates without waiting for their interval); resolves when done or after `timeoutMs`. */
+  flush(timeoutMs: number): Promise<FlushResult>;
+  /** Stops sending; what was not delivered is dropped and its handles rejected. Idempotent. */
+  close(): Promise<void>;
+}

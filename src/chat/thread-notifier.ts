@@ -1,0 +1,339 @@
+import type { Logger } from "pino";
+import type { Clock } from "../core/clock.js";
+import { AppError, ErrorCode } from "../core/errors.js";
+import type { FlushResult, Notifier, PostHandle, PostOptions } from "./notifier.js";
+import {
+  type ChannelQueue,
+  createChannelQueue,
+  type Item,
+  nextStep,
+  pendingIn,
+  type Tracked,
+} from "./notifier-schedule.js";
+import { type SlackMessage, type SlackWebApi, slackFailureOf } from "./slack-web-api.js";
+
+export interface ThreadNotifierOptions {
+  api: SlackWebApi;
+  clock: Clock;
+  logger: Logger;
+  /** Spacing of `chat.postMessage` calls per channel (Slack allows about 1 per second). Default 1000. */
+  postIntervalMs?: number;
+  /** Least time between two `chat.update` calls for the same message. Default 3000. */
+  minUpdateIntervalMs?: number;
+  /** First retry delay after a transient failure; doubles per attempt up to `maxBackoffMs`. Default 500. */
+  baseBackoffMs?: number;
+  /** Default 30 000. */
+  maxBackoffMs?: number;
+  /** Attempts before an ephemeral message is dropped (thread messages are never dropped for transient failures). Default 5. */
+  maxEphemeralAttempts?: number;
+}
+
+/**
+ * The `Notifier` over a `SlackWebApi`: one queue per channel, drained by its own loop.
+ * - posts keep their order per channel, spaced by `postIntervalMs`; a reply waits for its parent's `ts`;
+ * - updates are coalesced per message: only the latest content, only when it differs from what Slack shows,
+ *   at most every `minUpdateIntervalMs`, and only after the post has completed;
+ * - 429: the channel's queue pauses for `Retry-After`; transient failures back off exponentially; thread
+ *   messages are retried until `close()` (blocking later posts of that channel, so the thread stays in order),
+ *   ephemerals are dropped after `maxEphemeralAttempts`; permanent refusals (e.g. `not_in_channel`) drop the
+ *   message, log an error and reject its handle.
+ */
+export function createThreadNotifier(options: ThreadNotifierOptions): Notifier {
+  const { api, clock } = options;
+  const log = options.logger.child({ component: "thread-notifier" });
+  const postIntervalMs = options.postIntervalMs ?? 1000;
+  const minUpdateIntervalMs = options.minUpdateIntervalMs ?? 3000;
+  const baseBackoffMs = options.baseBackoffMs ?? 500;
+  const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  const maxEphemeralAttempts = options.maxEphemeralAttempts ?? 5;
+  const queues = new Map<string, ChannelQueue>();
+  const messages = new Map<string, Tracked>();
+  const idleWaiters = new Set<() => void>();
+  let flushing = 0;
+  let closed = false;
+  let closing: Promise<void> | undefined;
+
+  const serialize = (m: SlackMessage) => JSON.stringify({ text: m.text, blocks: m.blocks ?? null });
+  const backoff = (attempts: number) =>
+    Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, attempts - 1));
+  const closedError = (key: string) =>
+    new AppError(ErrorCode.SlackApi, "the notifier was closed before the message was posted", {
+      details: { key },
+    });
+
+  function queueFor(channel: string): ChannelQueue {
+    let q = queues.get(channel);
+    if (q === undefined) {
+      q = createChannelQueue(channel);
+      queues.set(channel, q);
+    }
+    return q;
+  }
+
+  function kick(q: ChannelQueue): void {
+    if (closed) return;
+    if (q.loop !== undefined) {
+      q.wake?.abort();
+      return;
+    }
+    q.loop = drain(q).finally(() => {
+      q.loop = undefined;
+      if (!closed && pendingIn(q) > 0) kick(q);
+      notifyIfIdle();
+    });
+  }
+
+  function notifyIfIdle(): void {
+    for (const q of queues.values()) if (pendingIn(q) > 0) return;
+    for (const done of idleWaiters) done();
+    idleWaiters.clear();
+  }
+
+  async function drain(q: ChannelQueue): Promise<void> {
+    while (!closed) {
+      const step = nextStep(q, clock.now(), {
+        postIntervalMs,
+        minUpdateIntervalMs: flushing > 0 ? 0 : minUpdateIntervalMs,
+      });
+      if (step.kind === "idle") return;
+      if (step.kind === "wait") {
+        const wake = new AbortController();
+        q.wake = wake;
+        await clock.sleep(step.ms, wake.signal).catch(() => undefined);
+        q.wake = undefined;
+      } else if (step.kind === "item") {
+        await (step.item.kind === "post" ? sendPost(q, step.item) : sendEphemeral(q, step.item));
+      } else {
+        await sendUpdate(q, step.tracked);
+      }
+      notifyIfIdle();
+    }
+  }
+
+  async function sendPost(q: ChannelQueue, item: Extract<Item, { kind: "post" }>): Promise<void> {
+    const { tracked } = item;
+    let threadTs = item.threadTs;
+    if (item.threadKey !== undefined) {
+      const parent = messages.get(item.threadKey);
+      if (parent?.ts === undefined || parent.channel !== q.channel) {
+        q.items.shift();
+        return fail(tracked, `its parent '${item.threadKey}' was not posted in this channel`);
+      }
+      threadTs = parent.ts;
+    }
+    try {
+      const result = await api.postMessage({
+        channel: q.channel,
+        ...item.message,
+        ...(threadTs === undefined ? {} : { threadTs }),
+      });
+      q.items.shift();
+      q.lastPostAt = clock.now();
+      tracked.state = "posted";
+      tracked.ts = result.ts;
+      tracked.sentContent = serialize(item.message);
+      if (tracked.pending !== undefined && serialize(tracked.pending) === tracked.sentContent) {
+        delete tracked.pending;
+      }
+      tracked.resolve(result.ts);
+    } catch (error) {
+      const failure = slackFailureOf(error);
+      if (failure.kind === "rate-limited") {
+        q.pausedUntil = clock.now() + failure.retryAfterMs;
+        log.warn(
+          { channel: q.channel, retryAfterMs: failure.retryAfterMs },
+          "slack rate limited the channel",
+        );
+      } else if (failure.kind === "permanent") {
+        q.items.shift();
+        log.error(
+          { channel: q.channel, key: tracked.key, slackError: failure.error },
+          "slack refused a message",
+        );
+        fail(tracked, `Slack refused it: ${failure.error}`, error);
+      } else {
+        item.attempts += 1;
+        item.notBefore = clock.now() + backoff(item.attempts);
+        log.warn(
+          { channel: q.channel, key: tracked.key, attempts: item.attempts, err: error },
+          "slack post failed, will retry",
+        );
+      }
+    }
+  }
+
+  function fail(tracked: Tracked, why: string, cause?: unknown): void {
+    tracked.state = "failed";
+    delete tracked.pending;
+    tracked.reject(
+      new AppError(ErrorCode.SlackApi, `message '${tracked.key}' was not posted: ${why}`, {
+        cause,
+        details: { key: tracked.key },
+      }),
+    );
+  }
+
+  async function sendEphemeral(q: ChannelQueue, item: Extract<Item, { kind: "ephemeral" }>): Promise<void> {
+    try {
+      await api.postEphemeral({
+        channel: q.channel,
+        user: item.user,
+        ...item.message,
+        ...(item.threadTs === undefined ? {} : { threadTs: item.threadTs }),
+      });
+      q.items.shift();
+    } catch (error) {
+      const failure = slackFailureOf(error);
+      if (failure.kind === "rate-limited") {
+        q.pausedUntil = clock.now() + failure.retryAfterMs;
+        return;
+      }
+      item.attempts += 1;
+      if (failure.kind === "permanent" || item.attempts >= maxEphemeralAttempts) {
+        q.items.shift();
+        log.error({ channel: q.channel, slackUserId: item.user, err: error }, "ephemeral message dropped");
+        return;
+      }
+      item.notBefore = clock.now() + backoff(item.attempts);
+    }
+  }
+
+  async function sendUpdate(q: ChannelQueue, tracked: Tracked): Promise<void> {
+    const content = tracked.pending;
+    if (content === undefined || tracked.ts === undefined) return;
+    const serialized = serialize(content);
+    if (serialized === tracked.sentContent) {
+      delete tracked.pending;
+      return;
+    }
+    try {
+      await api.update({ channel: q.channel, ts: tracked.ts, ...content });
+      tracked.sentContent = serialized;
+      tracked.lastUpdateAt = clock.now();
+      tracked.updateAttempts = 0;
+      if (tracked.pending === content) delete tracked.pending;
+    } catch (error) {
+      const failure = slackFailureOf(error);
+      if (failure.kind === "rate-limited") {
+        q.pausedUntil = clock.now() + failure.retryAfterMs;
+      } else if (failure.kind === "permanent") {
+        log.error(
+          { channel: q.channel, key: tracked.key, slackError: failure.error },
+          "slack refused an update",
+        );
+        if (tracked.pending === content) delete tracked.pending;
+      } else {
+        tracked.updateAttempts += 1;
+        tracked.updateNotBefore = clock.now() + backoff(tracked.updateAttempts);
+      }
+    }
+  }
+
+  return {
+    post(channel, message, postOptions: PostOptions) {
+      const existing = messages.get(postOptions.key);
+      if (existing !== undefined) return existing.handle;
+      let resolve: (ts: string) => void = () => undefined;
+      let reject: (error: AppError) => void = () => undefined;
+      const ts = new Promise<string>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      ts.catch(() => undefined);
+      const handle: PostHandle = { key: postOptions.key, channel, ts };
+      const tracked: Tracked = {
+        key: postOptions.key,
+        channel,
+        state: "queued",
+        sentContent: "",
+        lastUpdateAt: Number.NEGATIVE_INFINITY,
+        updateNotBefore: 0,
+        updateAttempts: 0,
+        handle,
+        resolve,
+        reject,
+      };
+      if (closed) {
+        reject(closedError(postOptions.key));
+        return handle;
+      }
+      messages.set(postOptions.key, tracked);
+      const q = queueFor(channel);
+      q.items.push({
+        kind: "post",
+        tracked,
+        message,
+        attempts: 0,
+        notBefore: 0,
+        ...(postOptions.threadTs === undefined ? {} : { threadTs: postOptions.threadTs }),
+        ...(postOptions.threadKey === undefined ? {} : { threadKey: postOptions.threadKey }),
+      });
+      kick(q);
+      return handle;
+    },
+    update(channel, key, message) {
+      const tracked = messages.get(key);
+      if (closed || tracked === undefined || tracked.channel !== channel || tracked.state === "failed") {
+        log.warn({ channel, key }, "update of an unknown, failed or closed message ignored");
+        return;
+      }
+      tracked.pending = message;
+      const q = queueFor(channel);
+      q.updates.add(tracked);
+      kick(q);
+    },
+    postEphemeral(channel, user, message, ephemeralOptions = {}) {
+      if (closed) return;
+      const q = queueFor(channel);
+      const { threadTs } = ephemeralOptions;
+      q.items.push({
+        kind: "ephemeral",
+        user,
+        message,
+        attempts: 0,
+        notBefore: 0,
+        ...(threadTs === undefined ? {} : { threadTs }),
+      });
+      kick(q);
+    },
+    async flush(timeoutMs): Promise<FlushResult> {
+      flushing += 1;
+      const timeout = new AbortController();
+      try {
+        for (const q of queues.values()) if (pendingIn(q) > 0) kick(q);
+        const idle = new Promise<"idle">((res) => {
+          const done = () => res("idle");
+          idleWaiters.add(done);
+          notifyIfIdle();
+        });
+        const timer = clock.sleep(timeoutMs, timeout.signal).then(
+          () => "timeout" as const,
+          () => "timeout" as const,
+        );
+        const outcome = await Promise.race([idle, timer]);
+        return outcome === "idle"
+          ? { kind: "flushed" }
+          : { kind: "timed-out", pending: [...queues.values()].reduce((n, q) => n + pendingIn(q), 0) };
+      } finally {
+        timeout.abort();
+        flushing -= 1;
+      }
+    },
+    close() {
+      closing ??= (async () => {
+        closed = true;
+        for (const q of queues.values()) q.wake?.abort();
+        await Promise.allSettled([...queues.values()].map((q) => q.loop));
+        for (const q of queues.values()) {
+          for (const item of q.items)
+            if (item.kind === "post") item.tracked.reject(closedError(item.tracked.key));
+          q.items = [];
+          q.updates.clear();
+        }
+        for (const done of idleWaiters) done();
+        idleWaiters.clear();
+      })();
+      return closing;
+    },
+  };
+}

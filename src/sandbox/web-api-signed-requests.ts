@@ -1,0 +1,125 @@
+import { signSlackRequest } from "../chat/slack-signature.js";
+
+/**
+ * Requests exactly as Slack sends them to the bot (form-encoded, signed), for the sandbox page and the
+ * end-to-end tests: a slash command, and a button click (`block_actions`, sent as `payload=<json>`).
+ */
+export interface SignedRequest {
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface SlashCommandRequestInput {
+  secret: string;
+  command: string;
+  text: string;
+  userId: string;
+  userName: string;
+  channelId: string;
+  channelName?: string;
+  teamId: string;
+  teamDomain?: string;
+  responseUrl: string;
+  triggerId: string;
+  nowSeconds: number;
+  apiAppId?: string;
+  /** The deprecated verification token Slack still sends; default "sandbox-verification-token". */
+  token?: string;
+}
+
+export function buildSlashCommandRequest(input: SlashCommandRequestInput): SignedRequest {
+  const body = new URLSearchParams([
+    ["token", input.token ?? "sandbox-verification-token"],
+    ["team_id", input.teamId],
+    ["team_domain", input.teamDomain ?? "sandbox"],
+    ["channel_id", input.channelId],
+    ["channel_name", input.channelName ?? input.channelId],
+    ["user_id", input.userId],
+    ["user_name", input.userName],
+    ["command", input.command],
+    ["text", input.text],
+    ["api_app_id", input.apiAppId ?? "A0SANDBOX"],
+    ["is_enterprise_install", "false"],
+    ["response_url", input.responseUrl],
+    ["trigger_id", input.triggerId],
+  ]).toString();
+  return { headers: signedHeaders(input.secret, input.nowSeconds, body), body };
+}
+
+export interface BlockActionRequestInput {
+  secret: string;
+  userId: string;
+  userName?: string;
+  channelId: string;
+  channelName?: string;
+  teamId?: string;
+  /** The ts of the message holding the button. */
+  messageTs: string;
+  /** The ts of that message's thread parent, when it is a reply. */
+  threadTs?: string;
+  messageText?: string;
+  actionId: string;
+  blockId?: string;
+  value: string;
+  buttonText?: string;
+  responseUrl?: string;
+  triggerId?: string;
+  nowSeconds: number;
+  apiAppId?: string;
+  token?: string;
+}
+
+export function buildBlockActionRequest(input: BlockActionRequestInput): SignedRequest {
+  const teamId = input.teamId ?? "T0SANDBOX";
+  const actionTs = `${input.nowSeconds}.000100`;
+  const payload = {
+    type: "block_actions",
+    user: {
+      id: input.userId,
+      username: input.userName ?? input.userId,
+      name: input.userName ?? input.userId,
+      team_id: teamId,
+    },
+    api_app_id: input.apiAppId ?? "A0SANDBOX",
+    token: input.token ?? "sandbox-verification-token",
+    container: {
+      type: "message",
+      message_ts: input.messageTs,
+      channel_id: input.channelId,
+      is_ephemeral: false,
+    },
+    trigger_id: input.triggerId ?? `${input.nowSeconds}.0000.sandbox`,
+    team: { id: teamId, domain: "sandbox" },
+    enterprise: null,
+    is_enterprise_install: false,
+    channel: { id: input.channelId, name: input.channelName ?? input.channelId },
+    message: {
+      type: "message",
+      ts: input.messageTs,
+      text: input.messageText ?? "",
+      ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
+    },
+    state: { values: {} },
+    response_url: input.responseUrl ?? "https://hooks.slack.com/actions/T0SANDBOX/0/sandbox",
+    actions: [
+      {
+        action_id: input.actionId,
+        block_id: input.blockId ?? "connect-roll",
+        text: { type: "plain_text", text: input.buttonText ?? input.actionId, emoji: true },
+        value: input.value,
+        type: "button",
+        action_ts: actionTs,
+      },
+    ],
+  };
+  const body = new URLSearchParams([["payload", JSON.stringify(payload)]]).toString();
+  return { headers: signedHeaders(input.secret, input.nowSeconds, body), body };
+}
+
+function signedHeaders(secret: string, nowSeconds: number, body: string): Record<string, string> {
+  return {
+    "content-type": "application/x-www-form-urlencoded",
+    "x-slack-request-timestamp": String(nowSeconds),
+    "x-slack-signature": signSlackRequest(secret, nowSeconds, body),
+  };
+}

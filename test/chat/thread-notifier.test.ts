@@ -1,0 +1,200 @@
+import { pino } from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Notifier } from "../../src/chat/notifier.js";
+import { createThreadNotifier, type ThreadNotifierOptions } from "../../src/chat/thread-notifier.js";
+import { createWebClientSlackWebApi } from "../../src/chat/web-client-slack-web-api.js";
+import { isAppError } from "../../src/core/errors.js";
+import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
+import { createRealClock } from "./support/real-clock.js";
+
+const logger = pino({ level: "silent" });
+const token = "xoxb-test-token";
+let fake: FakeSlackWebApi;
+let notifier: Notifier;
+
+function makeNotifier(overrides: Partial<ThreadNotifierOptions> = {}): Notifier {
+  const api = createWebClientSlackWebApi({ token, slackApiUrl: fake.apiUrl, timeoutMs: 2000, logger });
+  return createThreadNotifier({
+    api,
+    clock: createRealClock(),
+    logger,
+    postIntervalMs: 20,
+    minUpdateIntervalMs: 150,
+    baseBackoffMs: 20,
+    maxBackoffMs: 100,
+    ...overrides,
+  });
+}
+
+/** Runs `fn` and returns how long the synchronous call took. */
+function timed(fn: () => void): number {
+  const start = performance.now();
+  fn();
+  return performance.now() - start;
+}
+
+beforeEach(async () => {
+  fake = await startFakeSlackWebApi({ botToken: token });
+  notifier = makeNotifier();
+});
+
+afterEach(async () => {
+  await notifier.close();
+  await fake.close();
+});
+
+describe("thread notifier over the fake Web API", () => {
+  it("posts in order per channel and threads replies under their parent", async () => {
+    const parent = notifier.post("C1", { text: "rollout of prod" }, { key: "job1:parent" });
+    for (let i = 1; i <= 5; i += 1)
+      notifier.post("C1", { text: `step ${i}` }, { key: `job1:step:${i}`, threadKey: "job1:parent" });
+    notifier.post("C2", { text: "other channel" }, { key: "job2:parent" });
+    expect(await notifier.flush(5000)).toEqual({ kind: "flushed" });
+
+    const parentTs = await parent.ts;
+    const thread = fake.store.thread("C1", parentTs);
+    expect(thread?.parent.text).toBe("rollout of prod");
+    expect(thread?.replies.map((m) => m.text)).toEqual(["step 1", "step 2", "step 3", "step 4", "step 5"]);
+    expect(fake.store.channelMessages("C2").map((m) => m.text)).toEqual(["other channel"]);
+    const tss = fake.calls("chat.postMessage").map((c) => c.params.channel);
+    expect(tss).toHaveLength(7);
+  });
+
+  it("sends text with blocks and accepts a known thread ts", async () => {
+    const blocks = [{ type: "section", text: { type: "mrkdwn", text: "*hello*" } }] as const;
+    const parent = notifier.post("C1", { text: "hello", blocks: [...blocks] }, { key: "p" });
+    const parentTs = await parent.ts;
+    notifier.post("C1", { text: "reply" }, { key: "r", threadTs: parentTs });
+    await notifier.flush(2000);
+    expect(fake.store.message("C1", parentTs)?.blocks).toEqual(blocks);
+    expect(fake.store.thread("C1", parentTs)?.replies.map((m) => m.text)).toEqual(["reply"]);
+  });
+
+  it("coalesces 10 rapid updates into at most 2 calls, the last content winning", async () => {
+    const handle = notifier.post("C1", { text: "progress 0/10" }, { key: "parent" });
+    const ts = await handle.ts;
+    for (let i = 1; i <= 10; i += 1) notifier.update("C1", "parent", { text: `progress ${i}/10` });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await notifier.flush(2000)).toEqual({ kind: "flushed" });
+    const updates = fake.calls("chat.update");
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    expect(updates.length).toBeLessThanOrEqual(2);
+    expect(fake.store.message("C1", ts)?.text).toBe("progress 10/10");
+
+    notifier.update("C1", "parent", { text: "progress 10/10" });
+    await notifier.flush(2000);
+    expect(fake.calls("chat.update")).toHaveLength(updates.length);
+  });
+
+  it("spaces updates of one message by minUpdateIntervalMs", async () => {
+    const handle = notifier.post("C1", { text: "v0" }, { key: "parent" });
+    await handle.ts;
+    notifier.update("C1", "parent", { text: "v1" });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    notifier.update("C1", "parent", { text: "v2" });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const [first, second] = fake.calls("chat.update");
+    expect(first?.params.text).toBe("v1");
+    expect(second?.params.text).toBe("v2");
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(140);
+  });
+
+  it("holds an update until its post has completed", async () => {
+    fake.failNext("chat.postMessage", { delayMs: 150 });
+    const handle = notifier.post("C1", { text: "first" }, { key: "parent" });
+    notifier.update("C1", "parent", { text: "second" });
+    expect(await notifier.flush(3000)).toEqual({ kind: "flushed" });
+    const ts = await handle.ts;
+    expect(fake.store.message("C1", ts)?.text).toBe("second");
+    expect(fake.calls().map((c) => c.method)).toEqual(["chat.postMessage", "chat.update"]);
+  });
+
+  it("pauses the channel on 429 Retry-After: 1, loses nothing and never blocks the caller", async () => {
+    fake.failNext("chat.postMessage", { status: 429, retryAfterSeconds: 1 });
+    const start = Date.now();
+    const handles = [1, 2, 3].map((i) => {
+      let handle: ReturnType<Notifier["post"]> | undefined;
+      expect(
+        timed(() => {
+          handle = notifier.post("C1", { text: `message ${i}` }, { key: `m${i}` });
+        }),
+      ).toBeLessThan(20);
+      return handle;
+    });
+    expect(await notifier.flush(5000)).toEqual({ kind: "flushed" });
+    const calls = fake.calls("chat.postMessage");
+    expect(calls.map((c) => c.status)).toEqual([429, 200, 200, 200]);
+    expect((calls[1]?.at ?? 0) - start).toBeGreaterThanOrEqual(950);
+    expect(fake.store.channelMessages("C1").map((m) => m.text)).toEqual([
+      "message 1",
+      "message 2",
+      "message 3",
+    ]);
+    for (const handle of handles) await expect(handle?.ts).resolves.toMatch(/^\d+\.\d{6}$/);
+  });
+
+  it("delivers everything once a Slack outage (500s) is over", async () => {
+    fake.failNext("*", { status: 500, times: 6 });
+    const parent = notifier.post("C1", { text: "parent" }, { key: "p" });
+    notifier.post("C1", { text: "reply" }, { key: "r", threadKey: "p" });
+    notifier.update("C1", "p", { text: "parent (updated)" });
+    expect(await notifier.flush(5000)).toEqual({ kind: "flushed" });
+    const ts = await parent.ts;
+    expect(fake.calls().filter((c) => c.status === 500)).toHaveLength(6);
+    expect(fake.store.message("C1", ts)?.text).toBe("parent (updated)");
+    expect(fake.store.thread("C1", ts)?.replies.map((m) => m.text)).toEqual(["reply"]);
+  });
+
+  it("never blocks on a slow Slack", async () => {
+    fake.failNext("chat.postMessage", { delayMs: 300 });
+    expect(timed(() => notifier.post("C1", { text: "slow" }, { key: "slow" }))).toBeLessThan(20);
+    expect(timed(() => notifier.update("C1", "slow", { text: "slow 2" }))).toBeLessThan(20);
+    expect(await notifier.flush(3000)).toEqual({ kind: "flushed" });
+  });
+
+  it("drops an ephemeral message after bounded retries, but delivers healthy ones", async () => {
+    notifier.postEphemeral("C1", "U1", { text: "only you" });
+    await notifier.flush(2000);
+    expect(fake.store.ephemerals("C1", "U1").map((e) => e.text)).toEqual(["only you"]);
+
+    fake.failNext("chat.postEphemeral", { status: 500, times: 100 });
+    const bounded = makeNotifier({ maxEphemeralAttempts: 3 });
+    bounded.postEphemeral("C1", "U2", { text: "lost" });
+    expect(await bounded.flush(3000)).toEqual({ kind: "flushed" });
+    expect(fake.calls("chat.postEphemeral").filter((c) => c.status === 500)).toHaveLength(3);
+    expect(fake.store.ephemerals("C1", "U2")).toEqual([]);
+    await bounded.close();
+  });
+
+  it("rejects the handle of a message Slack refuses for good, and its replies, but goes on", async () => {
+    fake.failNext("chat.postMessage", { error: "not_in_channel" });
+    const refused = notifier.post("C1", { text: "refused" }, { key: "a" });
+    const orphan = notifier.post("C1", { text: "orphan" }, { key: "b", threadKey: "a" });
+    const fine = notifier.post("C1", { text: "fine" }, { key: "c" });
+    await expect(refused.ts).rejects.toSatisfy(
+      (e) => isAppError(e, "slack/api") && /not_in_channel/.test(e.message),
+    );
+    await expect(orphan.ts).rejects.toSatisfy((e) => isAppError(e, "slack/api"));
+    await expect(fine.ts).resolves.toBeTypeOf("string");
+    expect(fake.store.channelMessages("C1").map((m) => m.text)).toEqual(["fine"]);
+  });
+
+  it("is idempotent per key and ignores updates of unknown keys", async () => {
+    const a = notifier.post("C1", { text: "once" }, { key: "k" });
+    const b = notifier.post("C1", { text: "twice" }, { key: "k" });
+    expect(b).toBe(a);
+    notifier.update("C1", "unknown", { text: "nothing" });
+    await notifier.flush(2000);
+    expect(fake.calls().map((c) => c.method)).toEqual(["chat.postMessage"]);
+  });
+
+  it("reports a timed-out flush and rejects undelivered handles on close", async () => {
+    fake.failNext("chat.postMessage", { status: 500, times: 1000 });
+    const handle = notifier.post("C1", { text: "never" }, { key: "never" });
+    expect(await notifier.flush(150)).toEqual({ kind: "timed-out", pending: 1 });
+    await notifier.close();
+    await expect(handle.ts).rejects.toSatisfy((e) => isAppError(e, "slack/api"));
+    const late = notifier.post("C1", { text: "late" }, { key: "late" });
+    await expect(late.ts).rejects.toSatisfy((e) => isAppError(e, "slack/api"));
+  });
+});
