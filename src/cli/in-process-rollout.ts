@@ -1,0 +1,133 @@
+import { performance } from "node:perf_hooks";
+import pino, { type Logger } from "pino";
+import { type ClusterConfig, clusterSchema } from "../config/schema.js";
+import type { Clock } from "../core/clock.js";
+import type { RolloutTarget } from "../core/plan/plan-types.js";
+import type { RolloutEvent, RolloutState } from "../core/rollout/rollout-types.js";
+import { type RolloutSummary, summarizeRollout } from "../core/rollout/summarize.js";
+import type { Decision } from "../jobs/job-record.js";
+import type { JobStore } from "../jobs/job-store.js";
+import { createMemoryJobStore } from "../jobs/memory-job-store.js";
+import { createRolloutService } from "../jobs/rollout-service.js";
+import type { ApprovalSource, RunOutcome } from "../jobs/runner.js";
+import type { RunningSim } from "../sim/start-sim.js";
+import {
+  createReaderFor,
+  createRestarterFor,
+  restartTargetsFor,
+  rolloutSettingsFor,
+} from "./compose-cluster.js";
+import { simClusterConfig } from "./sim-cluster-config.js";
+
+export interface InProcessRolloutOptions {
+  readonly sim: RunningSim;
+  readonly cluster?: string;
+  readonly target: RolloutTarget;
+  readonly pace?: "safe" | "window";
+  readonly delayMs: number;
+  readonly expectedRestartMs: number;
+  readonly pollIntervalMs?: number;
+  /** Overrides of the cluster config (gate settings…), merged before validation. */
+  readonly configOverrides?: Record<string, unknown>;
+  /** Decisions for approval prompts by kind; default approve/continue everything. */
+  readonly decide?: (kind: string) => Decision["decision"];
+  readonly store?: JobStore;
+  readonly logger?: Logger;
+  readonly onEvent?: (event: RolloutEvent, state: RolloutState) => void;
+}
+
+export interface InProcessRolloutResult {
+  readonly outcome: RunOutcome;
+  readonly summary: RolloutSummary;
+  readonly httpCalls: number;
+  readonly polls: number;
+  readonly cpuMs: number;
+  readonly wallMs: number;
+}
+
+/** The simulator's clock, with worker ports settled after time passes (so REST reflects the new state). */
+export function simRunnerClock(sim: RunningSim): Clock {
+  return {
+    now: () => sim.clock.now(),
+    async sleep(ms, signal) {
+      await sim.clock.sleep(ms, signal);
+      await sim.settle();
+    },
+  };
+}
+
+/**
+ * Runs the real rollout engine (runner, reader over HTTP, sim executor over HTTP) against a simulator in the same
+ * process, in the simulator's time, with an in-process store. Used by tests and the benchmark.
+ */
+export async function runInProcessRollout(o: InProcessRolloutOptions): Promise<InProcessRolloutResult> {
+  const name = o.cluster ?? "sim";
+  const logger = o.logger ?? pino({ level: "silent" });
+  const clock = simRunnerClock(o.sim);
+  const cluster: ClusterConfig = clusterSchema.parse({
+    ...simClusterConfig({
+      clusterName: name,
+      workers: o.sim.workers,
+      controlUrl: o.sim.controlUrl,
+      delayMs: o.delayMs,
+      restartMs: o.expectedRestartMs,
+      ...(o.pollIntervalMs === undefined ? {} : { pollIntervalMs: o.pollIntervalMs }),
+    }),
+    ...(o.configOverrides ?? {}),
+  });
+  const store = o.store ?? createMemoryJobStore();
+  const reader = createReaderFor({ name, cluster, env: {}, logger, now: clock.now, sleep: clock.sleep });
+  let polls = 0;
+  const countingReader = {
+    read: (signal?: AbortSignal) => {
+      polls += 1;
+      return reader.read(signal);
+    },
+    stats: () => reader.stats(),
+    close: () => reader.close(),
+  };
+  const approvals: ApprovalSource = {
+    wait: async (_job, approval) => {
+      const wanted = o.decide?.(approval.kind) ?? approval.options[0] ?? "approve";
+      return { decision: wanted, by: "policy", at: clock.now() };
+    },
+  };
+  const service = createRolloutService({
+    store,
+    clock,
+    logger,
+    owner: "in-process",
+    lockTtlMs: 60_000,
+    depsFor: () => ({
+      store,
+      reader: countingReader,
+      restarter: createRestarterFor({ name, cluster, env: {}, logger }),
+      clock,
+      logger,
+      approvals,
+      workers: restartTargetsFor(cluster),
+      ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent }),
+    }),
+  });
+  const cpuBefore = process.cpuUsage();
+  const wallBefore = performance.now();
+  const started = await service.start({
+    cluster: name,
+    target: o.target,
+    image: null,
+    requestedBy: "bench",
+    settings: rolloutSettingsFor(cluster, o.pace === undefined ? {} : { pace: o.pace }),
+  });
+  if (started.kind !== "started") throw new Error(`cluster ${name} is locked by ${started.holder.owner}`);
+  const outcome = await started.done;
+  const httpCalls = reader.stats().httpCalls;
+  const cpu = process.cpuUsage(cpuBefore);
+  return {
+    outcome,
+    summary: summarizeRollout(outcome.state, clock.now()),
+    httpCalls,
+    polls,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    wallMs: performance.now() - wallBefore,
+  };
+}

@@ -1,0 +1,29 @@
+import type { SimWorkerEndpoint } from "../sim/start-sim.js";
+
+export interface SimConfigInput {
+  readonly clusterName: string;
+  readonly workers: readonly SimWorkerEndpoint[];
+  readonly controlUrl: string;
+  readonly delayMs: number;
+  readonly restartMs: number;
+  readonly pollIntervalMs?: number;
+  readonly consecutivePolls?: number;
+  readonly quietPeriodMs?: number;
+}
+
+/** A connect-roll cluster configuration (the object form of the YAML) for a running simulator. */
+export function simClusterConfig(input: SimConfigInput): Record<string, unknown> {
+  return {
+    workers: input.workers.map((w) => ({ name: w.name, url: w.url, metricsUrl: w.metricsUrl })),
+    executor: { kind: "sim", controlUrl: input.controlUrl, downMs: input.restartMs },
+    connect: { scheduledRebalanceMaxDelayMs: input.delayMs },
+    restart: { expectedMs: input.restartMs },
+    gate: {
+      pollIntervalMs: input.pollIntervalMs ?? Math.max(500, Math.min(5_000, Math.round(input.delayMs / 20))),
+      consecutivePolls: input.consecutivePolls ?? 3,
+      quietPeriodMs: input.quietPeriodMs ?? 2_000,
+      failAfterMs: 3_600_000,
+      allowPaused: true,
+    },
+  };
+}

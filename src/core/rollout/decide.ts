@@ -1,0 +1,787 @@
+import { formatDuration } from "../format-duration.js";
+import { planRollout } from "../plan/plan-rollout.js";
+import type { Plan, RolloutTarget } from "../plan/plan-types.js";
+import { captureBaseline } from "../settle/capture-baseline.js";
+import { evaluateSettle } from "../settle/evaluate-settle.js";
+import type { Baseline, GateReason } from "../settle/settle-types.js";
+import type { ClusterSnapshot } from "../snapshot.js";
+import { versionMatches } from "../version.js";
+import {
+  type ApprovalKind,
+  type Decision,
+  type PendingApproval,
+  type Phase,
+  type ResumePoint,
+  ROLLOUT_STATE_VERSION,
+  type RolloutEffect,
+  type RolloutEvent,
+  type RolloutInput,
+  type RolloutResult,
+  type RolloutSettings,
+  type RolloutState,
+  type StepRecord,
+  type Transition,
+} from "./rollout-types.js";
+import {
+  addDelta,
+  freezeChanges,
+  freezeOf,
+  keepLeaderLast,
+  NO_MEASUREMENTS,
+  stepAt,
+  updateStep,
+} from "./step-helpers.js";
+import { EMPTY_TRACK, trackDisruption } from "./track-disruption.js";
+
+export interface StartRollout {
+  readonly jobId: string;
+  readonly cluster: string;
+  readonly target: RolloutTarget;
+  readonly image: string | null;
+  readonly requestedBy: string;
+  readonly settings: RolloutSettings;
+  readonly now: number;
+}
+
+/** A new rollout: it first reads the cluster to plan. */
+export function startRollout(start: StartRollout): Transition {
+  const state: RolloutState = {
+    v: ROLLOUT_STATE_VERSION,
+    jobId: start.jobId,
+    cluster: start.cluster,
+    target: start.target,
+    image: start.image,
+    requestedBy: start.requestedBy,
+    startedAt: start.now,
+    updatedAt: start.now,
+    finishedAt: null,
+    settings: start.settings,
+    phase: { kind: "planning" },
+    plan: null,
+    steps: [],
+    freeze: null,
+    approvals: [],
+    granted: [],
+    pendingControl: null,
+    track: EMPTY_TRACK,
+    seq: 0,
+  };
+  return { state, effects: [{ kind: "read-cluster", afterMs: 0 }] };
+}
+
+const emit = (event: RolloutEvent): RolloutEffect => ({ kind: "emit", event });
+
+/** The action that continues a phase, for resumption and for inputs a phase ignores. */
+export function nextAction(state: RolloutState): RolloutEffect {
+  const p = state.phase;
+  switch (p.kind) {
+    case "awaiting-approval":
+      return { kind: "await-approval", approval: p.approval };
+    case "paused":
+      return { kind: "await-resume" };
+    case "finished":
+      return { kind: "finish", result: p.result };
+    case "restarting":
+      return { kind: "read-cluster", afterMs: 0 };
+    default:
+      return {
+        kind: "read-cluster",
+        afterMs: p.kind === "planning" || p.kind === "before-step" ? 0 : state.settings.pollIntervalMs,
+      };
+  }
+}
+
+function stay(state: RolloutState): Transition {
+  return { state, effects: [nextAction(state)] };
+}
+
+function finish(
+  state: RolloutState,
+  now: number,
+  result: RolloutResult,
+  reason: string,
+  effects: RolloutEffect[] = [],
+): Transition {
+  const done: RolloutState = {
+    ...state,
+    phase: { kind: "finished", result, reason },
+    finishedAt: now,
+    updatedAt: now,
+  };
+  return {
+    state: done,
+    effects: [...effects, emit({ kind: "rollout-finished", result, reason }), { kind: "finish", result }],
+  };
+}
+
+function ask(
+  state: RolloutState,
+  now: number,
+  approval: Omit<PendingApproval, "id" | "askedAt">,
+  resume: ResumePoint,
+  effects: RolloutEffect[] = [],
+): Transition {
+  const seq = state.seq + 1;
+  const pending: PendingApproval = { ...approval, id: `${state.jobId}:a${seq}`, askedAt: now };
+  const next: RolloutState = {
+    ...state,
+    seq,
+    phase: { kind: "awaiting-approval", approval: pending, resume },
+    updatedAt: now,
+  };
+  return {
+    state: next,
+    effects: [
+      ...effects,
+      emit({ kind: "approval-requested", approval: pending }),
+      { kind: "await-approval", approval: pending },
+    ],
+  };
+}
+
+function targetVersionFor(state: RolloutState, step: StepRecord): string {
+  return state.target.kind === "upgrade" ? state.target.version : (step.fromVersion ?? "");
+}
+
+function reasonLines(reasons: readonly GateReason[]): string[] {
+  return reasons.map((r) => r.message);
+}
+
+/** The pure transition function: next state and the effects the runner must perform. */
+export function decide(state: RolloutState, input: RolloutInput): Transition {
+  if (state.phase.kind === "finished")
+    return { state, effects: [{ kind: "finish", result: state.phase.result }] };
+  const now = input.now;
+  let s: RolloutState = { ...state, updatedAt: now };
+  if (input.kind === "control-requested") return onControl(s, input.action, input.by, now);
+  if (input.kind === "taken-over") return onTakeover(s, input.owner, now);
+  if (input.kind === "approval-decided")
+    return onDecision(s, input.approvalId, input.decision, input.by, now);
+
+  if (input.kind === "cluster-read") {
+    const tracked = trackDisruption(s.track, input.snapshot);
+    s = { ...s, track: tracked.track };
+    const inFlight =
+      s.phase.kind === "restarting" ||
+      s.phase.kind === "waiting-back" ||
+      s.phase.kind === "settling" ||
+      s.phase.kind === "verifying-restart";
+    if (inFlight && "step" in s.phase) {
+      const step = stepAt(s, s.phase.step);
+      if (step) s = updateStep(s, step.step, { measurements: addDelta(step.measurements, tracked.delta) });
+    }
+    return onClusterRead(s, input.snapshot, now);
+  }
+  // restart results
+  const phase = s.phase;
+  if (phase.kind !== "restarting" || phase.step !== input.step) return stay(s);
+  const step = stepAt(s, phase.step);
+  if (!step) return stay(s);
+  if (input.kind === "restart-accepted") {
+    s = updateStep(s, step.step, { status: "waiting-back", restartDetail: input.detail });
+    s = {
+      ...s,
+      phase: { kind: "waiting-back", step: step.step, since: now, seenDown: false, baseline: phase.baseline },
+    };
+    return {
+      state: s,
+      effects: [
+        emit({ kind: "restart-issued", step: step.step, worker: step.worker, detail: input.detail }),
+        { kind: "read-cluster", afterMs: s.settings.pollIntervalMs },
+      ],
+    };
+  }
+  s = updateStep(s, step.step, { status: "failed", note: input.message });
+  return ask(
+    s,
+    now,
+    {
+      kind: "restart-failed",
+      step: step.step,
+      prompt: `Restarting ${step.worker} failed${input.mayHaveRun ? " (it may have run partly)" : ""}. Retry the restart?`,
+      details: [
+        input.message,
+        ...(input.mayHaveRun ? ["Check the worker before retrying: the executor may have acted."] : []),
+      ],
+      options: ["approve", "abort"],
+    },
+    { kind: "retry-restart", step: step.step },
+  );
+}
+
+function onClusterRead(s: RolloutState, snapshot: ClusterSnapshot, now: number): Transition {
+  const phase = s.phase;
+  switch (phase.kind) {
+    case "planning":
+      return onPlanning(s, snapshot, now);
+    case "before-step":
+      return beforeStep(s, phase.step, snapshot, now, []);
+    case "waiting-back":
+      return onWaitingBack(s, phase, snapshot, now);
+    case "verifying-restart":
+      return onVerifying(s, phase, snapshot, now);
+    case "settling":
+      return onSettling(s, phase, snapshot, now);
+    default:
+      return stay(s);
+  }
+}
+
+function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: number): Transition {
+  if (snapshot.connectors === null)
+    return finish(
+      s,
+      now,
+      "failed",
+      `cannot read the connectors of ${s.cluster}: ${snapshot.connectorsError ?? "no worker answered"}; nothing was restarted`,
+    );
+  const plan: Plan = planRollout(snapshot, s.target, s.settings.planPolicy);
+  const steps: StepRecord[] = plan.steps.map((p) => ({
+    step: p.step,
+    worker: p.worker,
+    workerId: p.workerId,
+    url: snapshot.workers.find((w) => w.name === p.worker)?.url ?? "",
+    isLeader: p.isLeader,
+    fromVersion: p.fromVersion,
+    status: "pending",
+    attempts: 0,
+    restartIssuedAt: null,
+    restartDetail: null,
+    backAt: null,
+    backVersion: null,
+    settledAt: null,
+    gate: [],
+    note: null,
+    measurements: NO_MEASUREMENTS,
+  }));
+  let next: RolloutState = {
+    ...s,
+    plan,
+    steps,
+    freeze: freezeOf(snapshot),
+    phase: { kind: "before-step", step: 1 },
+  };
+  const planned = emit({ kind: "rollout-planned", plan });
+  if (steps.length === 0)
+    return finish(next, now, "succeeded", "every worker already runs the target version; nothing to do", [
+      planned,
+    ]);
+  const blocking = plan.findings.filter((f) => f.severity === "block");
+  if (blocking.length > 0) {
+    return ask(
+      next,
+      now,
+      {
+        kind: "blocking-findings",
+        step: null,
+        prompt: `The preflight found ${blocking.length} blocking problem(s) on ${s.cluster}. Start anyway?`,
+        details: blocking.map((f) => f.message),
+        options: ["approve", "abort"],
+      },
+      { kind: "before-step", step: 1, approved: "blocking-findings" },
+      [planned],
+    );
+  }
+  next = { ...next, phase: { kind: "before-step", step: 1 } };
+  return beforeStep(next, 1, snapshot, now, [planned]);
+}
+
+function isGranted(s: RolloutState, kind: ApprovalKind, step: number): boolean {
+  return s.granted.some((g) => g.kind === kind && g.step === step);
+}
+
+function eagerWindowStart(s: RolloutState, worker: string): number | null {
+  const plan = s.plan;
+  if (!plan) return null;
+  const planStep = plan.steps.find((p) => p.worker === worker);
+  if (!planStep) return null;
+  const window = plan.eagerWindows.find((w) => planStep.step >= w.fromStep && planStep.step <= w.toStep);
+  return window ? window.fromStep : null;
+}
+
+function beforeStep(
+  s: RolloutState,
+  stepNo: number,
+  snapshot: ClusterSnapshot,
+  now: number,
+  effects: RolloutEffect[],
+): Transition {
+  if (s.pendingControl) {
+    const control = s.pendingControl;
+    const cleared: RolloutState = { ...s, pendingControl: null };
+    if (control.action === "abort")
+      return finish(cleared, now, "aborted", `aborted by ${control.by} before step ${stepNo}`, effects);
+    return pauseAt(cleared, stepNo, control.by, now, effects);
+  }
+  const step = stepAt(s, stepNo);
+  if (!step) {
+    const continued = s.steps.filter((x) => x.status === "continued").length;
+    const reason =
+      continued > 0
+        ? `every worker was restarted; ${continued} step(s) continued without a passed gate`
+        : `every worker was restarted and the cluster settled after each step`;
+    return finish(s, now, "succeeded", reason, effects);
+  }
+  const worker = snapshot.workers.find((w) => w.name === step.worker);
+  // config freeze
+  if (s.freeze && snapshot.connectors !== null) {
+    const changes = freezeChanges(s.freeze, snapshot);
+    if (changes.length > 0) {
+      if (isGranted(s, "config-changed", stepNo)) s = { ...s, freeze: freezeOf(snapshot) };
+      else
+        return ask(
+          s,
+          now,
+          {
+            kind: "config-changed",
+            step: stepNo,
+            prompt: `Connector configuration changed during the rollout of ${s.cluster}. Continue with the new configuration?`,
+            details: changes,
+            options: ["continue", "abort"],
+          },
+          { kind: "before-step", step: stepNo, approved: "config-changed" },
+          effects,
+        );
+    }
+  }
+  // already on the target (resume after a takeover, or upgraded by someone else)
+  if (
+    s.target.kind === "upgrade" &&
+    step.status === "pending" &&
+    worker?.reachable &&
+    worker.version !== null &&
+    versionMatches(worker.version, s.target.version)
+  ) {
+    const skipped = updateStep(s, stepNo, { status: "skipped", note: `already runs ${worker.version}` });
+    return beforeStep(
+      { ...skipped, phase: { kind: "before-step", step: stepNo + 1 } },
+      stepNo + 1,
+      snapshot,
+      now,
+      [
+        ...effects,
+        emit({
+          kind: "step-skipped",
+          step: stepNo,
+          worker: step.worker,
+          reason: `already runs ${worker.version}`,
+        }),
+      ],
+    );
+  }
+  const reordered = keepLeaderLast(s, stepNo, snapshot);
+  if (reordered) {
+    const moved = stepAt(s, stepNo);
+    return beforeStep(reordered, stepNo, snapshot, now, [
+      ...effects,
+      emit({
+        kind: "step-reordered",
+        step: reordered.steps.length,
+        worker: moved?.worker ?? "",
+        reason: "it is the group leader now; the leader is restarted last",
+      }),
+    ]);
+  }
+  const windowStart = eagerWindowStart(s, step.worker);
+  if (windowStart !== null && !isGranted(s, "eager-window", windowStart)) {
+    return ask(
+      s,
+      now,
+      {
+        kind: "eager-window",
+        step: stepNo,
+        prompt: `Restarting ${step.worker} enters a mixed-version window in which the group runs the eager protocol: every rebalance stops every task in ${s.cluster}. Proceed?`,
+        details: [
+          "Workers older than 2.3 (or with connect.protocol=eager) only speak the eager protocol; the group negotiates eager until the last of them leaves (CONNECT-FACTS §3).",
+          "Finish this window promptly: every rebalance inside it is stop-the-world.",
+        ],
+        options: ["approve", "abort"],
+      },
+      { kind: "before-step", step: stepNo, approved: "eager-window" },
+      effects,
+    );
+  }
+  const baseline = captureBaseline(snapshot, {
+    step: stepNo,
+    worker: step.worker,
+    targetVersion: targetVersionFor(s, step),
+    stopIssuedAt: now,
+    delayMs: s.settings.delayMs,
+    sessionTimeoutMs: s.settings.sessionTimeoutMs,
+    isLeader: step.isLeader,
+  });
+  if (baseline.kind !== "captured") return finish(s, now, "failed", baseline.message, effects);
+  const attempts = step.attempts + 1;
+  const stepId = `${s.jobId}:${stepNo}:${attempts}`;
+  let next = updateStep(s, stepNo, {
+    status: "restart-issued",
+    attempts,
+    restartIssuedAt: now,
+    note: null,
+    gate: [],
+  });
+  next = { ...next, phase: { kind: "restarting", step: stepNo, stepId, baseline: baseline.baseline } };
+  return {
+    state: next,
+    effects: [
+      ...effects,
+      emit({ kind: "step-started", step: stepNo, worker: step.worker }),
+      { kind: "restart-worker", step: stepNo, stepId, worker: step.worker },
+    ],
+  };
+}
+
+function pauseAt(
+  s: RolloutState,
+  step: number,
+  by: string,
+  now: number,
+  effects: RolloutEffect[] = [],
+): Transition {
+  const next: RolloutState = { ...s, phase: { kind: "paused", step, by, at: now } };
+  return {
+    state: next,
+    effects: [...effects, emit({ kind: "rollout-paused", by, step }), { kind: "await-resume" }],
+  };
+}
+
+function isBack(
+  s: RolloutState,
+  step: StepRecord,
+  snapshot: ClusterSnapshot,
+  seenDown: boolean,
+  since: number,
+  now: number,
+): boolean {
+  const w = snapshot.workers.find((x) => x.name === step.worker);
+  if (!w?.reachable) return false;
+  if (s.target.kind === "upgrade") return w.version !== null && versionMatches(w.version, s.target.version);
+  return seenDown || now - since >= s.settings.expectedRestartMs;
+}
+
+function onWaitingBack(
+  s: RolloutState,
+  phase: Extract<Phase, { kind: "waiting-back" }>,
+  snapshot: ClusterSnapshot,
+  now: number,
+): Transition {
+  const step = stepAt(s, phase.step);
+  if (!step) return stay(s);
+  const w = snapshot.workers.find((x) => x.name === step.worker);
+  const seenDown = phase.seenDown || !w?.reachable;
+  if (isBack(s, step, snapshot, seenDown, phase.since, now))
+    return workerBack(s, step, phase.baseline, snapshot, now);
+  if (now - phase.since > s.settings.backTimeoutMs) {
+    return ask(
+      { ...s, phase: { ...phase, seenDown } },
+      now,
+      {
+        kind: "slow-gate",
+        step: step.step,
+        prompt: `${step.worker} has not come back on ${targetVersionFor(s, step)} after ${formatDuration(now - phase.since)}. Keep waiting?`,
+        details: [
+          w?.reachable
+            ? `it answers, reporting version ${w.version ?? "unknown"}`
+            : `it does not answer: ${w?.error ?? "unreachable"}`,
+        ],
+        options: ["keep-waiting", "abort"],
+      },
+      { kind: "settling", step: step.step, baseline: phase.baseline },
+    );
+  }
+  return {
+    state: { ...s, phase: { ...phase, seenDown } },
+    effects: [{ kind: "read-cluster", afterMs: s.settings.pollIntervalMs }],
+  };
+}
+
+function workerBack(
+  s: RolloutState,
+  step: StepRecord,
+  baseline: Baseline,
+  snapshot: ClusterSnapshot,
+  now: number,
+): Transition {
+  const w = snapshot.workers.find((x) => x.name === step.worker);
+  const restartMs = now - (step.restartIssuedAt ?? now);
+  const next = updateStep(s, step.step, {
+    status: "settling",
+    backAt: now,
+    backVersion: w?.version ?? null,
+    measurements: { ...step.measurements, restartMs },
+  });
+  const back = emit({
+    kind: "worker-back",
+    step: step.step,
+    worker: step.worker,
+    version: w?.version ?? null,
+    restartMs,
+  });
+  const settling: RolloutState = {
+    ...next,
+    phase: { kind: "settling", step: step.step, baseline, polls: [], askSlowAfter: null },
+  };
+  const t = onSettling(settling, settling.phase as Extract<Phase, { kind: "settling" }>, snapshot, now);
+  return { state: t.state, effects: [back, ...t.effects] };
+}
+
+function onVerifying(
+  s: RolloutState,
+  phase: Extract<Phase, { kind: "verifying-restart" }>,
+  snapshot: ClusterSnapshot,
+  now: number,
+): Transition {
+  const step = stepAt(s, phase.step);
+  if (!step) return stay(s);
+  const w = snapshot.workers.find((x) => x.name === step.worker);
+  const seenDown = phase.seenDown || !w?.reachable;
+  const baseline = phase.baseline;
+  if (
+    baseline &&
+    isBack(s, step, snapshot, seenDown, phase.since, now) &&
+    (s.target.kind === "upgrade" || seenDown)
+  )
+    return workerBack(s, step, baseline, snapshot, now);
+  const waited = now - phase.since;
+  if (waited > s.settings.expectedRestartMs * 2 + s.settings.pollIntervalMs) {
+    return ask(
+      { ...s, phase: { ...phase, seenDown } },
+      now,
+      {
+        kind: "restart-unconfirmed",
+        step: step.step,
+        prompt: `A restart of ${step.worker} was issued before a takeover but cannot be confirmed. Restart it again?`,
+        details: [
+          w?.reachable
+            ? `${step.worker} answers and reports ${w.version ?? "an unknown version"}`
+            : `${step.worker} does not answer`,
+          "connect-roll never repeats a restart it cannot confirm without asking.",
+        ],
+        options: ["approve", "abort"],
+      },
+      { kind: "retry-restart", step: step.step },
+    );
+  }
+  return {
+    state: { ...s, phase: { ...phase, seenDown } },
+    effects: [{ kind: "read-cluster", afterMs: s.settings.pollIntervalMs }],
+  };
+}
+
+function sameReasons(a: readonly GateReason[], b: readonly GateReason[]): boolean {
+  return a.length === b.length && a.every((r, i) => r.code === b[i]?.code && r.message === b[i]?.message);
+}
+
+function onSettling(
+  s: RolloutState,
+  phase: Extract<Phase, { kind: "settling" }>,
+  snapshot: ClusterSnapshot,
+  now: number,
+): Transition {
+  const step = stepAt(s, phase.step);
+  if (!step) return stay(s);
+  const keep = Math.max(2, (s.settings.gatePolicy.consecutivePolls ?? 3) + 1);
+  const polls = [...phase.polls, snapshot].slice(-keep);
+  const verdict = evaluateSettle({ baseline: phase.baseline, polls, policy: s.settings.gatePolicy, now });
+  const settlingPhase: Phase = { ...phase, polls };
+  if (verdict.kind === "settled") {
+    const settleMs = now - (step.backAt ?? now);
+    const done = updateStep(s, step.step, {
+      status: "settled",
+      settledAt: now,
+      gate: [],
+      measurements: { ...step.measurements, settleMs },
+    });
+    const measurements = stepAt(done, step.step)?.measurements ?? step.measurements;
+    return nextStep(done, step.step, snapshot, now, [
+      emit({ kind: "step-settled", step: step.step, worker: step.worker, measurements }),
+    ]);
+  }
+  if (verdict.kind === "failed") {
+    const failed = updateStep({ ...s, phase: settlingPhase }, step.step, { gate: verdict.reasons });
+    return ask(
+      failed,
+      now,
+      {
+        kind: "gate-failed",
+        step: step.step,
+        prompt: `The settle gate failed after restarting ${step.worker}. Continue with the next worker anyway?`,
+        details: reasonLines(verdict.reasons),
+        options: ["continue", "abort"],
+      },
+      { kind: "step-done", step: step.step },
+    );
+  }
+  const effects: RolloutEffect[] = [];
+  let next = updateStep({ ...s, phase: settlingPhase }, step.step, { gate: verdict.reasons });
+  if (!sameReasons(step.gate, verdict.reasons))
+    effects.push(
+      emit({ kind: "gate-waiting", step: step.step, worker: step.worker, reasons: verdict.reasons }),
+    );
+  const slow = verdict.reasons.some((r) => r.code === "gate-slow");
+  if (slow && (phase.askSlowAfter === null || now >= phase.askSlowAfter)) {
+    return ask(
+      next,
+      now,
+      {
+        kind: "slow-gate",
+        step: step.step,
+        prompt: `The cluster has not settled after restarting ${step.worker} (${formatDuration(now - (step.restartIssuedAt ?? now))} so far, delay included). Keep waiting?`,
+        details: reasonLines(verdict.reasons),
+        options: ["keep-waiting", "continue", "abort"],
+      },
+      { kind: "settling", step: step.step, baseline: phase.baseline },
+      effects,
+    );
+  }
+  next = { ...next, phase: settlingPhase };
+  return { state: next, effects: [...effects, { kind: "read-cluster", afterMs: s.settings.pollIntervalMs }] };
+}
+
+function nextStep(
+  s: RolloutState,
+  done: number,
+  snapshot: ClusterSnapshot,
+  now: number,
+  effects: RolloutEffect[],
+): Transition {
+  const next: RolloutState = { ...s, phase: { kind: "before-step", step: done + 1 } };
+  if (next.pendingControl) return beforeStep(next, done + 1, snapshot, now, effects);
+  return { state: next, effects: [...effects, { kind: "read-cluster", afterMs: 0 }] };
+}
+
+function onControl(
+  s: RolloutState,
+  action: "pause" | "resume" | "abort",
+  by: string,
+  now: number,
+): Transition {
+  const p = s.phase;
+  if (action === "resume") {
+    if (p.kind !== "paused")
+      return {
+        ...stay({ ...s, pendingControl: s.pendingControl?.action === "pause" ? null : s.pendingControl }),
+      };
+    const next: RolloutState = { ...s, phase: { kind: "before-step", step: p.step } };
+    return {
+      state: next,
+      effects: [emit({ kind: "rollout-resumed", by, step: p.step }), { kind: "read-cluster", afterMs: 0 }],
+    };
+  }
+  if (action === "abort") {
+    if (p.kind === "restarting" || p.kind === "waiting-back" || p.kind === "verifying-restart")
+      return stay({ ...s, pendingControl: { action, by, at: now } });
+    if (p.kind === "settling") {
+      const step = stepAt(s, p.step);
+      return finish(
+        s,
+        now,
+        "aborted",
+        `aborted by ${by} while ${step?.worker ?? "a worker"} was settling (it is back; the gate had not passed: ${(step?.gate ?? []).map((r) => r.message).join("; ") || "no reason recorded"})`,
+      );
+    }
+    return finish(s, now, "aborted", `aborted by ${by}`);
+  }
+  if (p.kind === "before-step") return pauseAt(s, p.step, by, now);
+  if (p.kind === "paused") return stay(s);
+  return stay({ ...s, pendingControl: { action, by, at: now } });
+}
+
+function onTakeover(s: RolloutState, owner: string, now: number): Transition {
+  const p = s.phase;
+  let next = s;
+  if (p.kind === "restarting") {
+    next = {
+      ...s,
+      phase: { kind: "verifying-restart", step: p.step, since: now, seenDown: false, baseline: p.baseline },
+    };
+  }
+  return { state: next, effects: [emit({ kind: "rollout-taken-over", owner }), nextAction(next)] };
+}
+
+function onDecision(
+  s: RolloutState,
+  approvalId: string,
+  decision: Decision,
+  by: string,
+  now: number,
+): Transition {
+  const p = s.phase;
+  if (
+    p.kind !== "awaiting-approval" ||
+    p.approval.id !== approvalId ||
+    !p.approval.options.includes(decision)
+  )
+    return stay(s);
+  const record = { id: approvalId, kind: p.approval.kind, step: p.approval.step, decision, by, at: now };
+  let next: RolloutState = { ...s, approvals: [...s.approvals, record] };
+  const decided = emit({ kind: "approval-decided", approval: record });
+  if (decision === "abort")
+    return finish(next, now, "aborted", `aborted by ${by} at the ${p.approval.kind} prompt`, [decided]);
+  const resume = p.resume;
+  switch (resume.kind) {
+    case "before-step": {
+      const grantStep =
+        resume.approved === "eager-window"
+          ? (eagerWindowStart(s, stepAt(s, resume.step)?.worker ?? "") ?? resume.step)
+          : resume.step;
+      next = {
+        ...next,
+        granted: [...next.granted, { kind: resume.approved, step: grantStep }],
+        phase: { kind: "before-step", step: resume.step },
+      };
+      return { state: next, effects: [decided, { kind: "read-cluster", afterMs: 0 }] };
+    }
+    case "retry-restart": {
+      next = updateStep(next, resume.step, { status: "pending" });
+      next = { ...next, phase: { kind: "before-step", step: resume.step } };
+      return { state: next, effects: [decided, { kind: "read-cluster", afterMs: 0 }] };
+    }
+    case "settling": {
+      if (decision === "continue") return continueAnyway(next, resume.step, by, now, decided);
+      const step = stepAt(next, resume.step);
+      const waitMore = s.settings.gatePolicy.expectedSettleMs ?? 120_000;
+      const phase: Phase =
+        step && step.backAt === null
+          ? {
+              kind: "waiting-back",
+              step: resume.step,
+              since: now,
+              seenDown: false,
+              baseline: resume.baseline,
+            }
+          : {
+              kind: "settling",
+              step: resume.step,
+              baseline: resume.baseline,
+              polls: [],
+              askSlowAfter: now + waitMore,
+            };
+      next = { ...next, phase };
+      return {
+        state: next,
+        effects: [decided, { kind: "read-cluster", afterMs: s.settings.pollIntervalMs }],
+      };
+    }
+    case "step-done":
+      return continueAnyway(next, resume.step, by, now, decided);
+  }
+}
+
+function continueAnyway(
+  s: RolloutState,
+  stepNo: number,
+  by: string,
+  now: number,
+  decided: RolloutEffect,
+): Transition {
+  const next = updateStep(s, stepNo, {
+    status: "continued",
+    note: `continued by ${by} without a passed gate`,
+    settledAt: now,
+  });
+  return {
+    state: { ...next, phase: { kind: "before-step", step: stepNo + 1 } },
+    effects: [decided, { kind: "read-cluster", afterMs: 0 }],
+  };
+}

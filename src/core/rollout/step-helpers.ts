@@ -1,0 +1,85 @@
+import { resolveLeader } from "../plan/resolve-leader.js";
+import type { ClusterSnapshot } from "../snapshot.js";
+import type { FreezeSnapshot, RolloutState, StepMeasurements, StepRecord } from "./rollout-types.js";
+import type { DisruptionDelta } from "./track-disruption.js";
+
+export const NO_MEASUREMENTS: StepMeasurements = {
+  restartMs: null,
+  settleMs: null,
+  tasksMoved: 0,
+  taskDowntimeMs: 0,
+  rebalances: 0,
+  eagerRebalances: 0,
+  polls: 0,
+};
+
+export function stepAt(state: RolloutState, step: number): StepRecord | undefined {
+  return state.steps[step - 1];
+}
+
+export function updateStep(state: RolloutState, step: number, patch: Partial<StepRecord>): RolloutState {
+  return { ...state, steps: state.steps.map((s) => (s.step === step ? { ...s, ...patch } : s)) };
+}
+
+export function addDelta(m: StepMeasurements, d: DisruptionDelta): StepMeasurements {
+  return {
+    ...m,
+    tasksMoved: m.tasksMoved + d.moves,
+    taskDowntimeMs: m.taskDowntimeMs + d.downtimeMs,
+    rebalances: m.rebalances + d.rebalances,
+    eagerRebalances: m.eagerRebalances + d.eagerRebalances,
+    polls: m.polls + 1,
+  };
+}
+
+/** Connector config hashes and task counts (config freeze). */
+export function freezeOf(snapshot: ClusterSnapshot): FreezeSnapshot {
+  const out: Record<string, { configHash: string; taskCount: number }> = {};
+  for (const c of snapshot.connectors ?? [])
+    out[c.name] = { configHash: c.configHash, taskCount: c.taskCount };
+  return out;
+}
+
+/** Human lines for every difference between the freeze and the cluster now. */
+export function freezeChanges(freeze: FreezeSnapshot, snapshot: ClusterSnapshot): string[] {
+  if (snapshot.connectors === null) return [];
+  const now = freezeOf(snapshot);
+  const out: string[] = [];
+  for (const [name, before] of Object.entries(freeze)) {
+    const after = now[name];
+    if (!after) out.push(`connector ${name} was deleted`);
+    else if (after.taskCount !== before.taskCount)
+      out.push(`connector ${name}: task count ${before.taskCount} → ${after.taskCount}`);
+    else if (after.configHash !== before.configHash) out.push(`connector ${name}: configuration changed`);
+  }
+  for (const name of Object.keys(now)) if (!(name in freeze)) out.push(`connector ${name} was created`);
+  return out;
+}
+
+/**
+ * Keeps the leader last: when the worker of `step` is the current leader and followers are still pending after it,
+ * moves it to the end. Returns null when nothing moves.
+ */
+export function keepLeaderLast(
+  state: RolloutState,
+  step: number,
+  snapshot: ClusterSnapshot,
+): RolloutState | null {
+  const leader = resolveLeader(snapshot);
+  if (leader.kind !== "known") return null;
+  const current = stepAt(state, step);
+  if (!current || current.worker !== leader.worker) return null;
+  const later = state.steps.filter((s) => s.step > step && s.status === "pending");
+  if (later.length === 0) return null;
+  const before = state.steps.filter((s) => s.step < step);
+  const reordered = [
+    ...before,
+    ...later,
+    ...state.steps.filter((s) => s.step > step && s.status !== "pending"),
+    current,
+  ];
+  return {
+    ...state,
+    steps: reordered.map((s, i) => ({ ...s, step: i + 1, isLeader: s.worker === leader.worker })),
+  };
+}

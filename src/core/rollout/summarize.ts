@@ -1,0 +1,96 @@
+import type { RolloutResult, RolloutState } from "./rollout-types.js";
+
+export interface RolloutSummary {
+  readonly kind: "summary";
+  readonly jobId: string;
+  readonly cluster: string;
+  readonly target: string;
+  readonly result: RolloutResult | "running";
+  readonly reason: string | null;
+  readonly steps: readonly {
+    readonly step: number;
+    readonly worker: string;
+    readonly isLeader: boolean;
+    readonly status: string;
+    readonly restartMs: number | null;
+    readonly settleMs: number | null;
+    readonly tasksMoved: number;
+    readonly taskDowntimeMs: number;
+    readonly rebalances: number;
+    readonly eagerRebalances: number;
+  }[];
+  readonly totals: {
+    readonly wallMs: number;
+    readonly stepsDone: number;
+    readonly stepsTotal: number;
+    readonly tasksMoved: number;
+    readonly taskDowntimeMs: number;
+    readonly rebalances: number;
+    readonly eagerRebalances: number;
+    readonly approvals: number;
+  };
+  readonly approvals: readonly {
+    readonly kind: string;
+    readonly decision: string;
+    readonly by: string;
+    readonly at: number;
+  }[];
+  /** In words: where every worker stands, and the step in flight if any. */
+  readonly clusterState: string;
+}
+
+const DONE = new Set(["settled", "continued", "skipped"]);
+
+/** The final report's figures (also `run --json`'s last line). Pure. */
+export function summarizeRollout(state: RolloutState, now: number): RolloutSummary {
+  const steps = state.steps.map((s) => ({
+    step: s.step,
+    worker: s.worker,
+    isLeader: s.isLeader,
+    status: s.status,
+    restartMs: s.measurements.restartMs,
+    settleMs: s.measurements.settleMs,
+    tasksMoved: s.measurements.tasksMoved,
+    taskDowntimeMs: s.measurements.taskDowntimeMs,
+    rebalances: s.measurements.rebalances,
+    eagerRebalances: s.measurements.eagerRebalances,
+  }));
+  const sum = (f: (s: (typeof steps)[number]) => number) => steps.reduce((a, s) => a + f(s), 0);
+  const phase = state.phase;
+  const done = state.steps.filter((s) => DONE.has(s.status));
+  const restarted = state.steps
+    .filter((s) => s.status === "settled" || s.status === "continued")
+    .map((s) => s.worker);
+  const inFlight = state.steps.find((s) => !DONE.has(s.status) && s.status !== "pending");
+  const pending = state.steps.filter((s) => s.status === "pending").map((s) => s.worker);
+  const target = state.target.kind === "upgrade" ? state.target.version : "restart";
+  const parts: string[] = [];
+  if (restarted.length > 0)
+    parts.push(`${restarted.join(", ")} restarted${state.target.kind === "upgrade" ? ` on ${target}` : ""}`);
+  if (inFlight)
+    parts.push(
+      `${inFlight.worker} ${inFlight.status === "failed" ? "failed" : `in flight (${inFlight.status})`}${inFlight.gate.length > 0 ? `: ${inFlight.gate[0]?.message}` : ""}`,
+    );
+  if (pending.length > 0) parts.push(`${pending.join(", ")} not restarted`);
+  return {
+    kind: "summary",
+    jobId: state.jobId,
+    cluster: state.cluster,
+    target,
+    result: phase.kind === "finished" ? phase.result : "running",
+    reason: phase.kind === "finished" ? phase.reason : null,
+    steps,
+    totals: {
+      wallMs: (state.finishedAt ?? now) - state.startedAt,
+      stepsDone: done.length,
+      stepsTotal: state.steps.length,
+      tasksMoved: sum((s) => s.tasksMoved),
+      taskDowntimeMs: sum((s) => s.taskDowntimeMs),
+      rebalances: sum((s) => s.rebalances),
+      eagerRebalances: sum((s) => s.eagerRebalances),
+      approvals: state.approvals.length,
+    },
+    approvals: state.approvals.map((a) => ({ kind: a.kind, decision: a.decision, by: a.by, at: a.at })),
+    clusterState: parts.length > 0 ? `${parts.join("; ")}.` : "no worker was restarted.",
+  };
+}

@@ -1,0 +1,265 @@
+import type { Logger } from "pino";
+import type { ClusterReader } from "../connect/cluster-reader.js";
+import type { Clock } from "../core/clock.js";
+import { AppError, ErrorCode, isAppError, toAppError } from "../core/errors.js";
+import { decide, nextAction } from "../core/rollout/decide.js";
+import type {
+  PendingApproval,
+  RolloutEffect,
+  RolloutEvent,
+  RolloutInput,
+  RolloutState,
+  Transition,
+} from "../core/rollout/rollout-types.js";
+import type { RestartTarget, WorkerRestarter } from "../restart/worker-restarter.js";
+import type { Decision, JobRecord } from "./job-record.js";
+import type { JobStore, Lease } from "./job-store.js";
+import { recordWithState } from "./rollout-record.js";
+
+/** How approval prompts get answered: by people through the store (chat), or by a policy (CLI flags, prompts). */
+export interface ApprovalSource {
+  wait(job: JobRecord, approval: PendingApproval, signal: AbortSignal): Promise<Decision>;
+}
+
+/** Everything the runner does I/O with. */
+export interface RunnerDeps {
+  readonly store: JobStore;
+  readonly reader: ClusterReader;
+  readonly restarter: WorkerRestarter;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly approvals: ApprovalSource;
+  /** Worker addresses by name (what the executor needs). */
+  readonly workers: ReadonlyMap<string, RestartTarget>;
+  /** Observers of events (thread notifier, stdout). Must not throw or block. */
+  readonly onEvent?: (event: RolloutEvent, state: RolloutState) => void;
+  /** Interval at which a paused rollout re-reads its control state. Default: the poll interval. */
+  readonly controlPollMs?: number;
+}
+
+export type RunOutcome =
+  | { readonly kind: "finished"; readonly state: RolloutState }
+  /** The lease was lost (expired, forced, taken over): this runner stopped without issuing further effects. */
+  | { readonly kind: "lock-lost"; readonly state: RolloutState };
+
+interface RunContext {
+  readonly deps: RunnerDeps;
+  readonly lease: Lease;
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+  record: JobRecord;
+  /** Control requests already fed into the state machine (by their `at`). */
+  lastControlAt: number;
+}
+
+const AUDITED: ReadonlySet<RolloutEvent["kind"]> = new Set([
+  "restart-issued",
+  "step-settled",
+  "step-skipped",
+  "approval-decided",
+  "rollout-paused",
+  "rollout-resumed",
+  "rollout-finished",
+]);
+
+function auditLine(event: RolloutEvent): { action: string; detail: string; actor: string | null } {
+  switch (event.kind) {
+    case "restart-issued":
+      return {
+        action: "restart-issued",
+        detail: `step ${event.step}: ${event.worker}: ${event.detail}`,
+        actor: null,
+      };
+    case "step-settled":
+      return { action: "step-settled", detail: `step ${event.step}: ${event.worker}`, actor: null };
+    case "step-skipped":
+      return {
+        action: "step-skipped",
+        detail: `step ${event.step}: ${event.worker}: ${event.reason}`,
+        actor: null,
+      };
+    case "approval-decided":
+      return {
+        action: event.approval.decision === "abort" ? "aborted" : "approved",
+        detail: `${event.approval.kind}: ${event.approval.decision}`,
+        actor: event.approval.by,
+      };
+    case "rollout-paused":
+      return { action: "paused", detail: `before step ${event.step}`, actor: event.by };
+    case "rollout-resumed":
+      return { action: "resumed", detail: `at step ${event.step}`, actor: event.by };
+    case "rollout-finished":
+      return { action: event.result, detail: event.reason, actor: null };
+    default:
+      return { action: event.kind, detail: "", actor: null };
+  }
+}
+
+/**
+ * Drives a rollout: load → decide → checkpoint (fenced) → effect → decide … until it finishes or the lease is lost.
+ * The checkpoint is written before every effect, so a restart is recorded as issued before it is sent: a replica that
+ * takes over verifies it instead of repeating it. The lease's signal (lock keeper) stops everything at once.
+ */
+export async function runRollout(
+  deps: RunnerDeps,
+  record: JobRecord,
+  lease: Lease,
+  signal: AbortSignal,
+  first: Transition,
+): Promise<RunOutcome> {
+  const ctx: RunContext = {
+    deps,
+    lease,
+    signal,
+    log: deps.logger.child({ component: "runner", jobId: record.id, cluster: record.cluster }),
+    record,
+    lastControlAt: record.control?.at ?? 0,
+  };
+  let t = first;
+  for (;;) {
+    try {
+      await checkpoint(ctx, t.state);
+    } catch (e) {
+      if (isAppError(e, ErrorCode.LockLost)) return { kind: "lock-lost", state: t.state };
+      throw e;
+    }
+    await publish(ctx, t);
+    const action = t.effects.at(-1) ?? nextAction(t.state);
+    if (action.kind === "finish") return { kind: "finished", state: t.state };
+    if (signal.aborted) return { kind: "lock-lost", state: t.state };
+    let input: RolloutInput;
+    try {
+      input = await perform(ctx, t.state, action);
+    } catch (e) {
+      if (signal.aborted) return { kind: "lock-lost", state: t.state };
+      throw e;
+    }
+    t = decide(t.state, input);
+  }
+}
+
+async function checkpoint(ctx: RunContext, state: RolloutState): Promise<void> {
+  const next = recordWithState(ctx.record, state);
+  await ctx.deps.store.saveJob(ctx.lease, next);
+  ctx.record = next;
+}
+
+async function publish(ctx: RunContext, t: Transition): Promise<void> {
+  for (const effect of t.effects) {
+    if (effect.kind !== "emit") continue;
+    try {
+      ctx.deps.onEvent?.(effect.event, t.state);
+    } catch (err) {
+      ctx.log.warn({ err }, "event observer failed");
+    }
+    if (AUDITED.has(effect.event.kind)) {
+      const line = auditLine(effect.event);
+      await ctx.deps.store
+        .appendAudit(ctx.record.id, {
+          at: t.state.updatedAt,
+          actor: line.actor ?? `bot:${ctx.lease.owner}`,
+          action: line.action,
+          detail: line.detail,
+        })
+        .catch((err: unknown) => ctx.log.warn({ err }, "audit append failed"));
+    }
+  }
+}
+
+/** A pause/resume/abort asked from chat since the last one the state machine saw, as an input. */
+async function pendingControl(ctx: RunContext, state: RolloutState): Promise<RolloutInput | null> {
+  const job = await ctx.deps.store.loadJob(ctx.record.id);
+  const control = job.control;
+  if (!control || control.at <= ctx.lastControlAt) return null;
+  ctx.lastControlAt = control.at;
+  const now = ctx.deps.clock.now();
+  if (control.abort) return { kind: "control-requested", now, action: "abort", by: control.by };
+  const paused = state.phase.kind === "paused" || state.pendingControl?.action === "pause";
+  if (control.pause && !paused) return { kind: "control-requested", now, action: "pause", by: control.by };
+  if (!control.pause && paused) return { kind: "control-requested", now, action: "resume", by: control.by };
+  return null;
+}
+
+async function perform(ctx: RunContext, state: RolloutState, action: RolloutEffect): Promise<RolloutInput> {
+  const { deps, signal } = ctx;
+  switch (action.kind) {
+    case "read-cluster": {
+      if (action.afterMs > 0) await deps.clock.sleep(action.afterMs, signal);
+      const control = await pendingControl(ctx, state);
+      if (control) return control;
+      const snapshot = await deps.reader.read(signal);
+      return { kind: "cluster-read", now: deps.clock.now(), snapshot };
+    }
+    case "restart-worker": {
+      const control = await pendingControl(ctx, state);
+      if (control && control.kind === "control-requested" && control.action !== "resume") {
+        // A pause or abort asked at the last moment still takes effect before the restart is sent.
+        return control;
+      }
+      return restartWorker(ctx, state, action);
+    }
+    case "await-approval": {
+      const decision = await deps.approvals.wait(ctx.record, action.approval, signal);
+      return {
+        kind: "approval-decided",
+        now: deps.clock.now(),
+        approvalId: action.approval.id,
+        decision: decision.decision,
+        by: decision.by,
+      };
+    }
+    case "await-resume": {
+      for (;;) {
+        const control = await pendingControl(ctx, state);
+        if (control) return control;
+        await deps.clock.sleep(deps.controlPollMs ?? state.settings.pollIntervalMs, signal);
+      }
+    }
+    case "emit":
+    case "finish":
+      throw new AppError(ErrorCode.Internal, `runner cannot perform ${action.kind} as an action`);
+  }
+}
+
+async function restartWorker(
+  ctx: RunContext,
+  state: RolloutState,
+  action: Extract<RolloutEffect, { kind: "restart-worker" }>,
+): Promise<RolloutInput> {
+  const { deps, signal } = ctx;
+  const worker = deps.workers.get(action.worker);
+  const now = () => deps.clock.now();
+  if (!worker)
+    return {
+      kind: "restart-failed",
+      now: now(),
+      step: action.step,
+      message: `no executor address for ${action.worker}`,
+      mayHaveRun: false,
+    };
+  const step = state.steps[action.step - 1];
+  const version = state.target.kind === "upgrade" ? state.target.version : (step?.fromVersion ?? "");
+  ctx.log.info({ workerId: worker.workerId, step: action.step, stepId: action.stepId }, "restart issued");
+  try {
+    const receipt = await deps.restarter.restart({
+      worker,
+      kind: state.target.kind,
+      version,
+      image: state.image,
+      stepId: action.stepId,
+      signal,
+    });
+    return { kind: "restart-accepted", now: now(), step: action.step, detail: receipt.detail };
+  } catch (e) {
+    if (signal.aborted) throw e;
+    const err = toAppError(e, ErrorCode.RestartFailed);
+    ctx.log.warn({ err, step: action.step }, "restart failed");
+    return {
+      kind: "restart-failed",
+      now: now(),
+      step: action.step,
+      message: err.message,
+      mayHaveRun: err.code !== ErrorCode.RestartRefused,
+    };
+  }
+}
