@@ -20,6 +20,13 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   CONNECT_ROLL_REPLICA_ID: z.string().min(1).max(100).optional(),
+  /** Prefix of every Redis key (several installations can share one Redis). */
+  CONNECT_ROLL_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_-]{1,64}$/)
+    .default("connect-roll:"),
+  /** Lease of a cluster lock; renewed every third of it. A crashed runner's rollout is taken over after it expires. */
+  CONNECT_ROLL_LOCK_TTL_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -45,8 +45,11 @@ export type StartResult =
 export interface RolloutService {
   /** Takes the cluster's lock and runs the rollout in the background. */
   start(request: StartRequest): Promise<StartResult>;
-  /** Takes over every orphaned job (lease expired, job unfinished) and resumes it from its checkpoint. */
-  resumeOrphans(): Promise<JobRecord[]>;
+  /**
+   * Takes over orphaned jobs (lease expired, job unfinished) and resumes them from their checkpoints; `filter`
+   * chooses which (default: all).
+   */
+  resumeOrphans(filter?: (job: JobRecord) => boolean): Promise<{ job: JobRecord; done: Promise<RunOutcome> }[]>;
   /** Jobs running in this process. */
   running(): readonly string[];
   /** Stops every run's lock keeper and waits for the runs to stop (they checkpoint; the locks are released). */
@@ -167,10 +170,10 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
       return { kind: "started", job, done: launch(job, lease, first) };
     },
 
-    async resumeOrphans() {
-      const taken: JobRecord[] = [];
+    async resumeOrphans(filter) {
+      const taken: { job: JobRecord; done: Promise<RunOutcome> }[] = [];
       for (const orphan of await store.findOrphans()) {
-        if (runs.has(orphan.id)) continue;
+        if (runs.has(orphan.id) || (filter && !filter(orphan))) continue;
         try {
           const result = await store.takeOver(orphan, owner, lockTtlMs);
           if (result.kind !== "acquired") continue;
@@ -180,8 +183,8 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
             { jobId: job.id, cluster: job.cluster, previousOwner: orphan.owner },
             "orphaned rollout taken over",
           );
-          launch(job, result.lease, decide(state, { kind: "taken-over", now: clock.now(), owner }));
-          taken.push(job);
+          const done = launch(job, result.lease, decide(state, { kind: "taken-over", now: clock.now(), owner }));
+          taken.push({ job, done });
         } catch (err) {
           if (isAppError(err)) log.error({ err, jobId: orphan.id }, "orphaned rollout could not be resumed");
           else throw err;

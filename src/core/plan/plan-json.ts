@@ -3,7 +3,9 @@ import type { Finding, Plan, RolloutTarget, StepWindow } from "./plan-types.js";
 /** The `plan --json` object of DESIGN §4 (those field names never change; extra fields may be added). */
 export interface PlanJson {
   readonly cluster: string;
-  readonly target: RolloutTarget;
+  /** What workers must report afterwards ("3.7.1"), or "restart" for a plain rolling restart. */
+  readonly target: string;
+  readonly targetDetail: RolloutTarget;
   readonly steps: readonly PlanJsonStep[];
   readonly eagerWindows: readonly StepWindow[];
   readonly findings: readonly Finding[];
@@ -42,7 +44,8 @@ export interface PlanJsonStep {
 export function toPlanJson(plan: Plan): PlanJson {
   return {
     cluster: plan.cluster,
-    target: plan.target,
+    target: plan.target.kind === "upgrade" ? plan.target.version : "restart",
+    targetDetail: plan.target,
     steps: plan.steps.map((s) => ({
       step: s.step,
       worker: s.worker,

@@ -1,0 +1,124 @@
+import type { Button, KnownBlock } from "@slack/types";
+import type {
+  ApprovalRecord,
+  Decision,
+  PendingApproval,
+  RolloutState,
+} from "../../core/rollout/rollout-types.js";
+import { ActionId, encodeActionValue } from "../action-ids.js";
+import { actions, button, confirmDialog, context, message, section, type ViewMessage } from "./blocks.js";
+import { mention, utcTime } from "./format.js";
+import { escapeMrkdwn, fitLines, MAX_LINE, MAX_SECTION_TEXT, truncateText } from "./limits.js";
+import { approvalLabel } from "./rollout-text.js";
+
+const MAX_PROMPT = 1000;
+const MAX_DETAIL_LINES = 10;
+
+/**
+ * An approval prompt: a normal thread message (the team must see who decided), the prompt, bounded details and one
+ * button per offered decision. Abort and Continue anyway ask for confirmation (misclicks only: who may click is
+ * checked by the action handler).
+ */
+export function renderApprovalPrompt(state: RolloutState, approval: PendingApproval): ViewMessage {
+  const buttons = approval.options.map((d) => decisionButton(state, approval, d));
+  const blocks: KnownBlock[] = [
+    ...promptBlocks(state, approval, false),
+    actions(`approval:${approval.id}`, buttons),
+  ];
+  return message(
+    `🙋 Approval needed (${approvalLabel(approval.kind)}) on ${escapeMrkdwn(state.cluster)}: ${promptText(approval)}`,
+    blocks,
+  );
+}
+
+/** The prompt after the decision: the same content, no buttons, who decided what and when. */
+export function renderApprovalDecided(
+  state: RolloutState,
+  approval: PendingApproval,
+  record: ApprovalRecord,
+): ViewMessage {
+  const outcome = decisionText(record);
+  const blocks: KnownBlock[] = [...promptBlocks(state, approval, true), section(outcome)];
+  return message(`${approvalLabel(approval.kind)} on ${escapeMrkdwn(state.cluster)}: ${outcome}`, blocks);
+}
+
+/** "✅ Approved by <@U2> at 14:03 UTC", "🛑 Aborted by …", "⏳ Keep waiting (asked by …)", "⚠️ Continued anyway by …". */
+export function decisionText(record: ApprovalRecord): string {
+  const who = mention(record.by);
+  const at = utcTime(record.at);
+  switch (record.decision) {
+    case "approve":
+      return `✅ Approved by ${who} at ${at}`;
+    case "abort":
+      return `🛑 Aborted by ${who} at ${at}`;
+    case "keep-waiting":
+      return `⏳ Keep waiting (asked by ${who} at ${at})`;
+    case "continue":
+      return `⚠️ Continued anyway by ${who} at ${at}`;
+  }
+}
+
+function promptText(approval: PendingApproval): string {
+  return truncateText(escapeMrkdwn(approval.prompt), MAX_PROMPT);
+}
+
+function promptBlocks(state: RolloutState, approval: PendingApproval, decided: boolean): KnownBlock[] {
+  const title = decided
+    ? `*Approval: ${approvalLabel(approval.kind)}*`
+    : `*🙋 Approval needed: ${approvalLabel(approval.kind)}*`;
+  const blocks: KnownBlock[] = [section(`${title}\n${promptText(approval)}`)];
+  if (approval.details.length > 0) {
+    const lines = approval.details.map((d) => `• ${truncateText(escapeMrkdwn(d), MAX_LINE)}`);
+    blocks.push(section(fitLines(lines, MAX_SECTION_TEXT, MAX_DETAIL_LINES).join("\n")));
+  }
+  const step = approval.step === null ? undefined : state.steps.find((s) => s.step === approval.step);
+  blocks.push(
+    context(
+      escapeMrkdwn(state.cluster),
+      step === undefined
+        ? "whole rollout"
+        : `step ${step.step}/${state.steps.length} · ${escapeMrkdwn(step.worker)}`,
+      `asked at ${utcTime(approval.askedAt)}`,
+      `requested by ${mention(state.requestedBy)}`,
+    ),
+  );
+  return blocks;
+}
+
+function decisionButton(state: RolloutState, approval: PendingApproval, decision: Decision): Button {
+  const value = encodeActionValue({ jobId: state.jobId, approvalId: approval.id });
+  const step = approval.step === null ? undefined : state.steps.find((s) => s.step === approval.step);
+  const where = step === undefined ? "" : ` Step ${step.step} (${step.worker})`;
+  switch (decision) {
+    case "approve":
+      return button({ text: "Approve", actionId: ActionId.Approve, value, style: "primary" });
+    case "keep-waiting":
+      return button({ text: "Keep waiting", actionId: ActionId.KeepWaiting, value });
+    case "abort":
+      return button({
+        text: "Abort",
+        actionId: ActionId.Abort,
+        value,
+        style: "danger",
+        confirm: confirmDialog({
+          title: `Abort the rollout of ${state.cluster}?`,
+          text: `Nothing more will be restarted. Workers already restarted stay on their new version.${where === "" ? "" : `${where} stays as it is now.`} The final report lists which worker runs what.`,
+          confirm: "Abort rollout",
+          deny: "Cancel",
+          style: "danger",
+        }),
+      });
+    case "continue":
+      return button({
+        text: "Continue anyway",
+        actionId: ActionId.ContinueAnyway,
+        value,
+        confirm: confirmDialog({
+          title: "Continue without a passed gate?",
+          text: `${where === "" ? "This step" : where.trim()} has not passed the settle gate. It will be marked "continued anyway" and the next worker restarted while the cluster may not be settled.`,
+          confirm: "Continue anyway",
+          deny: "Cancel",
+        }),
+      });
+  }
+}

@@ -1,0 +1,133 @@
+import type { KnownBlock } from "@slack/types";
+import { formatDuration } from "../../core/format-duration.js";
+import type { ApprovalRecord, RolloutState, StepRecord } from "../../core/rollout/rollout-types.js";
+import { codeSection, context, message, section, type ViewMessage } from "./blocks.js";
+import { clusterStateLines } from "./cluster-state.js";
+import { mention, plural, utcTime } from "./format.js";
+import { escapeMrkdwn, fitLines, MAX_SECTION_TEXT, truncateText } from "./limits.js";
+import { approvalLabel, disruptionText, rolloutSubject, stepsDone, totalsOf } from "./rollout-text.js";
+
+const RESULT_ICON = { succeeded: "✅", aborted: "🛑", failed: "❌" } as const;
+const MAX_REASON = 1000;
+const NAME_WIDTH = 20;
+
+/** The broadcast reply at the end: result, reason, wall time, totals, cluster state, per-step lines. */
+export function renderFinalReport(state: RolloutState, now: number): ViewMessage {
+  const t = totalsOf(state);
+  const subject = escapeMrkdwn(rolloutSubject(state));
+  const fallback = `${resultWord(state)} ${subject} ${resultText(state)} after ${formatDuration(wallMs(state, now))}: ${stepsDone(state)}/${state.steps.length} steps done, ${disruptionText(t)}`;
+  return message(fallback, [...reportBlocks(state, now), context(...reportContext(state))], "report lines");
+}
+
+/** The report's body, also shown at the bottom of the parent once the rollout is finished. */
+export function reportBlocks(state: RolloutState, now: number): KnownBlock[] {
+  const subject = escapeMrkdwn(rolloutSubject(state));
+  const p = state.phase;
+  const reason =
+    p.kind === "finished" && p.reason.length > 0 ? truncateText(escapeMrkdwn(p.reason), MAX_REASON) : null;
+  const headline = `*${resultWord(state)} ${subject}: ${resultText(state)}*`;
+  const blocks: KnownBlock[] = [
+    section(
+      [
+        headline,
+        ...(reason === null ? [] : [reason]),
+        `Wall time ${formatDuration(wallMs(state, now))} · ${stepCounts(state)}`,
+      ].join("\n"),
+    ),
+    section(`*Totals:* ${totalsText(state)}`),
+    section(["*Cluster state:*", ...fitLines(clusterStateLines(state), MAX_SECTION_TEXT - 20)].join("\n")),
+  ];
+  if (state.steps.length > 0) blocks.push(codeSection("*Steps:*", stepTable(state)));
+  return blocks;
+}
+
+function resultWord(state: RolloutState): string {
+  return state.phase.kind === "finished" ? RESULT_ICON[state.phase.result] : "🔄";
+}
+
+function resultText(state: RolloutState): string {
+  return state.phase.kind === "finished" ? state.phase.result : "still running";
+}
+
+function wallMs(state: RolloutState, now: number): number {
+  return (state.finishedAt ?? now) - state.startedAt;
+}
+
+/** "6/6 steps done (4 settled, 1 continued anyway, 1 skipped)". */
+function stepCounts(state: RolloutState): string {
+  const count = (status: StepRecord["status"]) => state.steps.filter((s) => s.status === status).length;
+  const parts = [`${count("settled")} settled`];
+  if (count("continued") > 0) parts.push(`${count("continued")} continued anyway`);
+  if (count("skipped") > 0) parts.push(`${count("skipped")} skipped`);
+  return `${stepsDone(state)}/${state.steps.length} steps done (${parts.join(", ")})`;
+}
+
+function totalsText(state: RolloutState): string {
+  const t = totalsOf(state);
+  const parts = [disruptionText(t), `${plural(t.rebalances, "rebalance")} (${t.eagerRebalances} eager)`];
+  const plan = state.plan;
+  if (plan !== null) {
+    parts.push(
+      `predicted ${plural(plan.totals.predictedMoves, "move")} and ${formatDuration(plan.totals.predictedTaskDowntimeMs)} task downtime`,
+    );
+  }
+  return parts.join(" · ");
+}
+
+const STATUS_WORD: Readonly<Record<StepRecord["status"], string>> = {
+  pending: "not run",
+  "restart-issued": "in flight",
+  restarting: "in flight",
+  "waiting-back": "in flight",
+  settling: "not settled",
+  settled: "settled",
+  continued: "continued",
+  skipped: "skipped",
+  failed: "failed",
+};
+
+/** One fixed-width line per step (escaped, for a code block). */
+export function stepTable(state: RolloutState): string[] {
+  const width = Math.min(NAME_WIDTH, Math.max(6, ...state.steps.map((s) => s.worker.length)));
+  const head = `${"#".padStart(3)}  ${"worker".padEnd(width)}  ${"result".padEnd(11)}  restart  settle   moved  downtime`;
+  const rows = state.steps.map((s) => {
+    const m = s.measurements;
+    const name = truncateText(s.worker, width).padEnd(width);
+    const cells = [
+      String(s.step).padStart(3),
+      escapeMrkdwn(name),
+      `${STATUS_WORD[s.status]}${s.isLeader ? "*" : ""}`.padEnd(11),
+      (m.restartMs === null ? "-" : formatDuration(m.restartMs)).padEnd(7),
+      (m.settleMs === null ? "-" : formatDuration(m.settleMs)).padEnd(7),
+      String(m.tasksMoved).padStart(5),
+      formatDuration(m.taskDowntimeMs),
+    ];
+    return cells.join("  ");
+  });
+  const leader = state.steps.some((s) => s.isLeader) ? ["* group leader"] : [];
+  return [head, ...rows, ...leader];
+}
+
+function approvalText(record: ApprovalRecord): string {
+  const verb = {
+    approve: "approved",
+    abort: "aborted",
+    "keep-waiting": "keep waiting",
+    continue: "continued anyway",
+  }[record.decision];
+  return `${approvalLabel(record.kind)}: ${verb} by ${mention(record.by)} at ${utcTime(record.at)}`;
+}
+
+function reportContext(state: RolloutState): string[] {
+  const texts = [
+    `job \`${escapeMrkdwn(state.jobId)}\``,
+    `requested by ${mention(state.requestedBy)}`,
+    `started ${utcTime(state.startedAt)}`,
+  ];
+  if (state.finishedAt !== null) texts.push(`finished ${utcTime(state.finishedAt)}`);
+  const approvals = state.approvals.slice(-5).map(approvalText);
+  const hidden = state.approvals.length - approvals.length;
+  if (approvals.length > 0)
+    texts.push(`${hidden > 0 ? `+${hidden} earlier decisions; ` : ""}${approvals.join("; ")}`);
+  return texts;
+}

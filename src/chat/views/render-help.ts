@@ -1,0 +1,42 @@
+import { context, message, section, type ViewMessage } from "./blocks.js";
+import { escapeMrkdwn, fitLines, MAX_LINE, MAX_SECTION_TEXT, truncateText } from "./limits.js";
+
+const COMMANDS: readonly (readonly [string, string])[] = [
+  [
+    "<cluster> <version|restart> [--pace safe|window]",
+    "roll every worker to a version (e.g. `v3.7`), or restart them all",
+  ],
+  [
+    "plan <cluster> <version|restart>",
+    "dry run: order, leader, protocol per step, eager windows, predicted disruption",
+  ],
+  ["status [cluster]", "running rollouts and locks: who, since when, state, thread"],
+  ["abort <cluster>", "stop the rollout before the next restart"],
+  ["pause <cluster>", "pause before the next restart"],
+  ["resume <cluster>", "resume a paused rollout"],
+  ["history <cluster>", "the last rollouts of a cluster"],
+  ["help", "this message"],
+];
+
+/** The command grammar, for an ephemeral reply. */
+export function renderHelp(commandName = "/connect-roll"): ViewMessage {
+  const name = escapeMrkdwn(commandName);
+  const lines = COMMANDS.map(([usage, what]) => `\`${name} ${escapeMrkdwn(usage)}\` · ${what}`);
+  return message(`${name}: roll Kafka Connect workers one at a time. ${name} help for the commands.`, [
+    section(
+      `*${name}* rolls a Kafka Connect cluster one worker at a time, followers first and the leader last.`,
+    ),
+    section(lines.join("\n")),
+    context("Progress, approvals and the final report go to a thread in this channel."),
+  ]);
+}
+
+/** An ephemeral refusal: what was refused and why, then what to do (lines escaped and bounded). */
+export function renderRefusal(title: string, lines: readonly string[]): ViewMessage {
+  const safeTitle = truncateText(escapeMrkdwn(title), MAX_LINE);
+  const body = fitLines(
+    lines.map((l) => truncateText(escapeMrkdwn(l), 1000)),
+    MAX_SECTION_TEXT - safeTitle.length - 10,
+  );
+  return message(`🚫 ${safeTitle}`, [section([`*🚫 ${safeTitle}*`, ...body].join("\n"))]);
+}

@@ -1,0 +1,75 @@
+import type { KnownBlock } from "@slack/types";
+import type { RolloutState } from "../../core/rollout/rollout-types.js";
+import { message, section, sectionsOf, type ViewMessage } from "./blocks.js";
+import { channelLink, link, mention, utcDateTime } from "./format.js";
+import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
+import { approvalLabel, stepsDone } from "./rollout-text.js";
+
+/** One running rollout or held lock, as `/connect-roll status` shows it. */
+export interface StatusEntry {
+  readonly cluster: string;
+  /** "3.6.1 → 3.7.1", "restart"; null when only a lock is known. */
+  readonly target: string | null;
+  /** Slack user id (or CLI user) who started it. */
+  readonly requestedBy: string;
+  /** When it started (or the lock was taken), ms since the epoch. */
+  readonly since: number;
+  /** Short state, e.g. from `statusStateOf`: "running · step 3/6". */
+  readonly state: string;
+  /** The replica holding the cluster's lock, null when unknown. */
+  readonly lockOwner: string | null;
+  readonly thread: { readonly channel: string; readonly ts: string } | null;
+  /** `chat.getPermalink` of the thread when the caller has it. */
+  readonly permalink?: string | null;
+}
+
+/** The short state of a rollout for a status line: "running · step 3/6", "awaiting approval: eager window". */
+export function statusStateOf(state: RolloutState): string {
+  const p = state.phase;
+  const progress = state.steps.length === 0 ? "" : ` · ${stepsDone(state)}/${state.steps.length} done`;
+  switch (p.kind) {
+    case "planning":
+      return "planning";
+    case "paused":
+      return `paused by ${p.by} before step ${p.step}${progress}`;
+    case "awaiting-approval":
+      return `awaiting approval: ${approvalLabel(p.approval.kind)}${progress}`;
+    case "finished":
+      return p.result;
+    default:
+      return `running · step ${p.step}/${state.steps.length}${progress}`;
+  }
+}
+
+/** Running rollouts and locks, for an ephemeral reply. */
+export function renderStatus(entries: readonly StatusEntry[]): ViewMessage {
+  if (entries.length === 0) {
+    const text = "No rollout is running and no cluster is locked.";
+    return message(text, [section(text)]);
+  }
+  const lines = entries.map(entryText);
+  const blocks: KnownBlock[] = [
+    section(`*${entries.length} active ${entries.length === 1 ? "rollout" : "rollouts"}*`),
+    ...sectionsOf(lines, 40),
+  ];
+  return message(
+    `${entries.length} active connect-roll rollouts: ${entries.map((e) => escapeMrkdwn(e.cluster)).join(", ")}`,
+    blocks,
+  );
+}
+
+function entryText(e: StatusEntry): string {
+  const target = e.target === null ? "" : ` · ${escapeMrkdwn(e.target)}`;
+  const lock = e.lockOwner === null ? "" : ` · lock held by \`${escapeMrkdwn(e.lockOwner)}\``;
+  const thread =
+    e.thread === null ? "no thread" : `${link(e.permalink, "thread")} in ${channelLink(e.thread.channel)}`;
+  return [
+    `*${escapeMrkdwn(e.cluster)}*${target} · ${truncateText(mentionsIn(e.state), MAX_LINE)}`,
+    `by ${mention(e.requestedBy)} since ${utcDateTime(e.since)}${lock} · ${thread}`,
+  ].join("\n");
+}
+
+/** Escapes a state text, turning "by U123" back into a mention. */
+function mentionsIn(text: string): string {
+  return escapeMrkdwn(text).replace(/\bby ([UW][A-Z0-9]+)\b/g, "by <@$1>");
+}

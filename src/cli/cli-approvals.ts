@@ -1,0 +1,81 @@
+import { createInterface } from "node:readline/promises";
+import type {
+  ApprovalKind,
+  Decision as DecisionKind,
+  PendingApproval,
+} from "../core/rollout/rollout-types.js";
+import type { Decision } from "../jobs/job-record.js";
+import type { ApprovalSource } from "../jobs/runner.js";
+
+/** `--approve` names, as users type them, for the approval kinds. */
+export const APPROVE_FLAG_KINDS: Readonly<Record<string, readonly ApprovalKind[]>> = {
+  blocking: ["blocking-findings"],
+  eager: ["eager-window"],
+  slow: ["slow-gate"],
+  "gate-failed": ["gate-failed"],
+  config: ["config-changed"],
+  restart: ["restart-failed", "restart-unconfirmed"],
+};
+
+export type ApprovePolicy =
+  | { readonly kind: "all" }
+  | { readonly kind: "some"; readonly kinds: ReadonlySet<ApprovalKind> };
+
+/** Parses `--approve=eager,slow`; returns an error message for unknown names. */
+export function parseApproveFlag(
+  text: string,
+): { kind: "ok"; kinds: Set<ApprovalKind> } | { kind: "error"; message: string } {
+  const kinds = new Set<ApprovalKind>();
+  for (const raw of text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")) {
+    const mapped = APPROVE_FLAG_KINDS[raw];
+    if (!mapped)
+      return {
+        kind: "error",
+        message: `--approve: unknown "${raw}" (use ${Object.keys(APPROVE_FLAG_KINDS).join(", ")})`,
+      };
+    for (const k of mapped) kinds.add(k);
+  }
+  return { kind: "ok", kinds };
+}
+
+export interface CliApprovalOptions {
+  readonly policy: ApprovePolicy;
+  readonly interactive: boolean;
+  readonly input: NodeJS.ReadableStream;
+  readonly output: NodeJS.WritableStream;
+  readonly user: string;
+  readonly now: () => number;
+}
+
+/**
+ * Approvals from a terminal or a pipeline: kinds allowed by `--yes`/`--approve` get the prompt's "go" decision; others
+ * are asked on a terminal, and answered "abort" when nobody can be asked (CI), so nothing risky happens unattended.
+ */
+export function createCliApprovals(o: CliApprovalOptions): ApprovalSource {
+  const go = (approval: PendingApproval): DecisionKind =>
+    approval.options.find((d) => d !== "abort") ?? "abort";
+  return {
+    async wait(_job, approval, signal): Promise<Decision> {
+      const allowed = o.policy.kind === "all" || o.policy.kinds.has(approval.kind);
+      if (allowed) return { decision: go(approval), by: `${o.user} (policy)`, at: o.now() };
+      if (!o.interactive)
+        return { decision: "abort", by: `${o.user} (no approval policy for ${approval.kind})`, at: o.now() };
+      const rl = createInterface({ input: o.input, output: o.output });
+      try {
+        const choices = approval.options.join("/");
+        for (;;) {
+          const answer = (await rl.question(`${approval.prompt} [${choices}] `, { signal }))
+            .trim()
+            .toLowerCase();
+          const picked = approval.options.find((d) => d === answer || d.startsWith(answer));
+          if (answer !== "" && picked) return { decision: picked, by: o.user, at: o.now() };
+        }
+      } finally {
+        rl.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import { suggestClusters } from "../chat/command-grammar.js";
+import { formatProblem } from "../config/config-problem.js";
+import { loadConfigFile } from "../config/load-config.js";
+import { type RolloutTarget as ConfigTarget, resolveTarget } from "../config/resolve-target.js";
+import type { ClusterConfig, Config } from "../config/schema.js";
+import type { RolloutTarget } from "../core/plan/plan-types.js";
+
+export type ClusterContext =
+  | {
+      readonly kind: "ok";
+      readonly config: Config;
+      readonly name: string;
+      readonly cluster: ClusterConfig;
+      readonly target: RolloutTarget;
+      readonly image: string | null;
+      readonly warnings: readonly string[];
+    }
+  /** `exitCode` 1: the config is invalid or unreadable; 2: the user's arguments are wrong. */
+  | { readonly kind: "error"; readonly exitCode: 1 | 2; readonly message: string };
+
+/** Loads the config and resolves `CLUSTER VERSION` the way every command does, with messages users can act on. */
+export async function loadClusterContext(
+  file: string,
+  clusterName: string,
+  argument: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ClusterContext> {
+  let parsed: Awaited<ReturnType<typeof loadConfigFile>>;
+  try {
+    parsed = await loadConfigFile(file, { env });
+  } catch (e) {
+    return { kind: "error", exitCode: 1, message: (e as Error).message };
+  }
+  if (parsed.kind === "invalid")
+    return {
+      kind: "error",
+      exitCode: 1,
+      message: `${file} is not valid:\n${parsed.problems.map((p) => `  ${formatProblem(p)}`).join("\n")}`,
+    };
+  const config = parsed.config;
+  const names = Object.keys(config.clusters);
+  const cluster = config.clusters[clusterName];
+  if (!cluster) {
+    const close = suggestClusters(clusterName, names);
+    const hint =
+      close.length > 0
+        ? `; did you mean ${close.join(", ")}?`
+        : names.length > 0
+          ? `; known clusters: ${names.join(", ")}`
+          : "";
+    return { kind: "error", exitCode: 2, message: `unknown cluster "${clusterName}" in ${file}${hint}` };
+  }
+  const resolved = resolveTarget(cluster, argument);
+  if (resolved.kind === "error") return { kind: "error", exitCode: 2, message: resolved.message };
+  return {
+    kind: "ok",
+    config,
+    name: clusterName,
+    cluster,
+    ...toPlanTarget(resolved.target),
+    warnings: parsed.warnings.map(formatProblem),
+  };
+}
+
+function toPlanTarget(t: ConfigTarget): { target: RolloutTarget; image: string | null } {
+  if (t.kind === "restart")
+    return { target: { kind: "restart", version: "", argument: "restart" }, image: null };
+  return { target: { kind: "upgrade", version: t.version, argument: t.argument }, image: t.image };
+}

@@ -1,0 +1,58 @@
+import { toPlanJson } from "../../core/plan/plan-json.js";
+import { planRollout } from "../../core/plan/plan-rollout.js";
+import { renderPlanText } from "../../core/plan/render-plan-text.js";
+import { loadClusterContext } from "../cluster-context.js";
+import { type CliCommand, ExitCode } from "../command.js";
+import { createReaderFor, rolloutSettingsFor } from "../compose-cluster.js";
+import { createRootLogger } from "../create-logger.js";
+
+export const planCommand: CliCommand = {
+  name: "plan",
+  summary: "dry run: order, leader, protocol per step, eager windows, predicted disruption, findings",
+  help: `Usage: connect-roll plan [--config FILE] CLUSTER VERSION [--json] [--pace safe|window]
+
+Reads the cluster once (REST and metrics) and prints the rollout plan without restarting anything:
+the order with a reason per step (followers first, the group leader last), the protocol the group negotiates
+after each step, eager (stop-the-world) and compatible windows, the predicted task downtime and moves per step,
+delay advice and preflight findings (info / warn / block).
+
+VERSION is a version (3.7, v3.7.1) mapped through the cluster's \`versions\` settings, or "restart".
+
+Options:
+  --config FILE      configuration file (default: connect-roll.yml)
+  --json             one JSON object (stable fields: cluster, target, steps, eagerWindows, findings)
+  --pace safe|window override the cluster's pace
+  -h, --help         show this help`,
+  options: {
+    config: { type: "string", default: "connect-roll.yml" },
+    json: { type: "boolean", default: false },
+    pace: { type: "string" },
+  },
+  positionals: { min: 2, max: 2, names: ["CLUSTER", "VERSION"] },
+  async run(values, positionals, io) {
+    const [clusterName = "", argument = ""] = positionals;
+    const pace = values.pace;
+    if (pace !== undefined && pace !== "safe" && pace !== "window") {
+      io.stderr.write(`connect-roll plan: --pace must be safe or window, got "${String(pace)}"\n`);
+      return ExitCode.Usage;
+    }
+    const ctx = await loadClusterContext(String(values.config), clusterName, argument, io.env);
+    if (ctx.kind === "error") {
+      io.stderr.write(`connect-roll plan: ${ctx.message}\n`);
+      return ctx.exitCode;
+    }
+    const logger = createRootLogger({ level: io.env.LOG_LEVEL ?? "warn", pretty: false });
+    const reader = createReaderFor({ name: ctx.name, cluster: ctx.cluster, env: io.env, logger });
+    try {
+      const snapshot = await reader.read(io.signal);
+      const settings = rolloutSettingsFor(ctx.cluster, pace === undefined ? {} : { pace });
+      const plan = planRollout(snapshot, ctx.target, settings.planPolicy);
+      io.stdout.write(
+        values.json === true ? `${JSON.stringify(toPlanJson(plan))}\n` : `${renderPlanText(plan)}\n`,
+      );
+      return ExitCode.Ok;
+    } finally {
+      await reader.close();
+    }
+  },
+};

@@ -1,0 +1,232 @@
+import { hostname, userInfo } from "node:os";
+import { readEnv } from "../../config/env.js";
+import { AppError, isAppError } from "../../core/errors.js";
+import type { RolloutEvent } from "../../core/rollout/rollout-types.js";
+import { summarizeRollout } from "../../core/rollout/summarize.js";
+import type { JobStore } from "../../jobs/job-store.js";
+import { createMemoryJobStore } from "../../jobs/memory-job-store.js";
+import { createRedisJobStore } from "../../jobs/redis-job-store.js";
+import { rolloutStateOf } from "../../jobs/rollout-record.js";
+import { createRolloutService } from "../../jobs/rollout-service.js";
+import type { RunOutcome } from "../../jobs/runner.js";
+import { systemClock } from "../../jobs/system-clock.js";
+import { type ApprovePolicy, createCliApprovals, parseApproveFlag } from "../cli-approvals.js";
+import { loadClusterContext } from "../cluster-context.js";
+import { type CliCommand, type CliIo, ExitCode } from "../command.js";
+import {
+  createReaderFor,
+  createRestarterFor,
+  restartTargetsFor,
+  rolloutSettingsFor,
+} from "../compose-cluster.js";
+import { createRootLogger } from "../create-logger.js";
+import { createRedisClient } from "../create-redis.js";
+import { renderEventLine } from "../render-event-line.js";
+
+export const runCommand: CliCommand = {
+  name: "run",
+  summary: "run a rollout from a terminal or a pipeline (same engine as the bot)",
+  help: `Usage: connect-roll run [--config FILE] CLUSTER VERSION [--yes | --approve=KINDS] [--json] [--pace safe|window]
+
+Runs the rollout: one worker at a time, followers first and the group leader last, each step followed by the
+settle gate. The Slack thread becomes lines on stdout (or JSON lines with --json, ending with a summary).
+
+Approvals: --yes answers every prompt with its "go" choice; --approve=KINDS only those kinds
+(blocking, eager, slow, gate-failed, config, restart). Other prompts are asked on a terminal; without a
+terminal they are answered "abort", so nothing risky happens unattended.
+
+With REDIS_URL (or redis.url in the config) the cluster lock is shared with the bot and other runs, and an
+interrupted run (Ctrl-C, a crash) is resumed by running the same command again once its lease has expired.
+
+Exit codes: 0 every worker settled on the target; 1 aborted, failed, locked or interrupted; 2 usage error.
+
+Options:
+  --config FILE      configuration file (default: connect-roll.yml)
+  --yes              approve every prompt
+  --approve KINDS    approve only these prompt kinds (comma-separated)
+  --json             one JSON object per event on stdout, then {"kind":"summary",…}
+  --pace safe|window override the cluster's pace
+  -h, --help         show this help`,
+  options: {
+    config: { type: "string", default: "connect-roll.yml" },
+    yes: { type: "boolean", default: false },
+    approve: { type: "string" },
+    json: { type: "boolean", default: false },
+    pace: { type: "string" },
+  },
+  positionals: { min: 2, max: 2, names: ["CLUSTER", "VERSION"] },
+  run: runRollout,
+};
+
+function fail(io: CliIo, message: string, code: number): number {
+  io.stderr.write(`connect-roll run: ${message}\n`);
+  return code;
+}
+
+async function runRollout(
+  values: Record<string, unknown>,
+  positionals: readonly string[],
+  io: CliIo,
+): Promise<number> {
+  const [clusterName = "", argument = ""] = positionals;
+  let policy: ApprovePolicy = { kind: "some", kinds: new Set() };
+  if (values.yes === true) policy = { kind: "all" };
+  else if (typeof values.approve === "string") {
+    const parsed = parseApproveFlag(values.approve);
+    if (parsed.kind === "error") return fail(io, parsed.message, ExitCode.Usage);
+    policy = { kind: "some", kinds: parsed.kinds };
+  }
+  const pace = values.pace;
+  if (pace !== undefined && pace !== "safe" && pace !== "window")
+    return fail(io, `--pace must be safe or window`, ExitCode.Usage);
+  let env: ReturnType<typeof readEnv>;
+  try {
+    env = readEnv(io.env);
+  } catch (e) {
+    return fail(io, (e as Error).message, ExitCode.Failed);
+  }
+  const ctx = await loadClusterContext(String(values.config), clusterName, argument, io.env);
+  if (ctx.kind === "error") return fail(io, ctx.message, ctx.exitCode);
+  const json = values.json === true;
+  const logger = createRootLogger({
+    level: env.LOG_LEVEL === "info" ? "warn" : env.LOG_LEVEL,
+    pretty: !json && io.stderr.isTTY === true,
+  });
+  const redisUrl = env.REDIS_URL ?? ctx.config.redis?.url;
+  const redis = redisUrl ? createRedisClient(redisUrl, logger) : null;
+  let store: JobStore;
+  if (redis) {
+    try {
+      await redis.connect();
+    } catch (e) {
+      return fail(io, `cannot reach Redis at ${redisUrl}: ${(e as Error).message}`, ExitCode.Failed);
+    }
+    store = createRedisJobStore({ redis, prefix: env.CONNECT_ROLL_REDIS_PREFIX });
+  } else {
+    io.stderr.write(
+      "connect-roll run: no REDIS_URL: using an in-process store; this run is not protected against a concurrent rollout from another process\n",
+    );
+    store = createMemoryJobStore();
+  }
+  const user = `${safeUser()}@${hostname()}`;
+  const owner = `cli:${hostname()}:${process.pid}`;
+  const write = (obj: unknown) => io.stdout.write(`${JSON.stringify(obj)}\n`);
+  const lastGate = new Map<number, string>();
+  const onEvent = (event: RolloutEvent) => {
+    if (json) write(event.kind === "rollout-planned" ? { kind: event.kind, plan: event.plan } : event);
+    else {
+      const line = renderEventLine(event, lastGate);
+      if (line !== null) io.stdout.write(`${line}\n`);
+    }
+  };
+  const service = createRolloutService({
+    store,
+    clock: systemClock,
+    logger,
+    owner,
+    lockTtlMs: env.CONNECT_ROLL_LOCK_TTL_MS,
+    depsFor: () => ({
+      store,
+      reader: createReaderFor({ name: ctx.name, cluster: ctx.cluster, env: io.env, logger }),
+      restarter: createRestarterFor({ name: ctx.name, cluster: ctx.cluster, env: io.env, logger }),
+      clock: systemClock,
+      logger,
+      approvals: createCliApprovals({
+        policy,
+        interactive: io.stdin.isTTY === true && !json,
+        input: io.stdin,
+        output: io.stderr,
+        user,
+        now: Date.now,
+      }),
+      workers: restartTargetsFor(ctx.cluster),
+      onEvent,
+    }),
+  });
+  const onInterrupt = () => void service.close();
+  io.signal.addEventListener("abort", onInterrupt, { once: true });
+  try {
+    const done = await startOrResume(io, store, service, ctx, user, pace === undefined ? {} : { pace });
+    if (typeof done === "number") return done;
+    const outcome = await done;
+    const summary = summarizeRollout(outcome.state, Date.now());
+    if (json) write(summary);
+    else
+      io.stdout.write(
+        `summary: ${summary.result}: ${summary.totals.stepsDone}/${summary.totals.stepsTotal} steps, ${summary.totals.tasksMoved} task(s) moved; cluster: ${summary.clusterState}\n`,
+      );
+    if (outcome.kind === "lock-lost") {
+      io.stderr.write(
+        io.signal.aborted
+          ? "connect-roll run: interrupted; the rollout's checkpoint is kept: run the same command again to resume it\n"
+          : "connect-roll run: the cluster lock was lost (expired, released or taken over); this run stopped without further restarts\n",
+      );
+      return ExitCode.Failed;
+    }
+    return summary.result === "succeeded" ? ExitCode.Ok : ExitCode.Failed;
+  } catch (e) {
+    if (isAppError(e)) return fail(io, e.message, ExitCode.Failed);
+    throw e;
+  } finally {
+    io.signal.removeEventListener("abort", onInterrupt);
+    await service.close();
+    await store.close().catch(() => undefined);
+    redis?.disconnect();
+  }
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return "cli";
+  }
+}
+
+type Ctx = Extract<Awaited<ReturnType<typeof loadClusterContext>>, { kind: "ok" }>;
+
+/** Resumes this cluster's interrupted rollout of the same target, or starts a new one. A number is an exit code. */
+async function startOrResume(
+  io: CliIo,
+  store: JobStore,
+  service: ReturnType<typeof createRolloutService>,
+  ctx: Ctx,
+  user: string,
+  overrides: { pace?: "safe" | "window" },
+): Promise<Promise<RunOutcome> | number> {
+  const orphans = (await store.findOrphans()).filter((j) => j.cluster === ctx.name);
+  const other = orphans.find((j) => rolloutStateOf(j).target.argument !== ctx.target.argument);
+  if (other) {
+    const target = rolloutStateOf(other).target.argument;
+    return fail(
+      io,
+      `${ctx.name} has an interrupted rollout to ${target} (job ${other.id}, ${other.status}); finish it first: connect-roll run ${ctx.name} ${target}`,
+      ExitCode.Failed,
+    );
+  }
+  if (orphans.length > 0) {
+    const resumed = await service.resumeOrphans((j) => j.cluster === ctx.name);
+    const first = resumed[0];
+    if (first) {
+      io.stderr.write(
+        `connect-roll run: resuming interrupted rollout ${first.job.id} of ${ctx.name} from its checkpoint\n`,
+      );
+      return first.done;
+    }
+  }
+  const started = await service.start({
+    cluster: ctx.name,
+    target: ctx.target,
+    image: ctx.image,
+    requestedBy: user,
+    settings: rolloutSettingsFor(ctx.cluster, overrides),
+  });
+  if (started.kind === "locked") {
+    const h = started.holder;
+    throw new AppError(
+      "lock/held",
+      `${ctx.name} is locked by job ${h.jobId} (${h.owner}) since ${new Date(h.since).toISOString()}; wait for it or check /connect-roll status`,
+    );
+  }
+  return started.done;
+}

@@ -1,0 +1,49 @@
+import { formatDuration } from "../core/format-duration.js";
+import type { RolloutEvent } from "../core/rollout/rollout-types.js";
+
+/** One line of `connect-roll run` output per event (the Slack thread, as text). null = nothing worth a line. */
+export function renderEventLine(event: RolloutEvent, lastGate: Map<number, string>): string | null {
+  switch (event.kind) {
+    case "rollout-planned": {
+      const p = event.plan;
+      const order = p.steps.map((s) => `${s.worker}${s.isLeader ? " (leader)" : ""}`).join(" → ");
+      const eager =
+        p.eagerWindows.length > 0
+          ? `; eager window(s): ${p.eagerWindows.map((w) => `steps ${w.fromStep}–${w.toStep}`).join(", ")}`
+          : "";
+      return `plan: ${p.steps.length} step(s): ${order}${eager}`;
+    }
+    case "step-started":
+      return `step ${event.step}: restarting ${event.worker}`;
+    case "restart-issued":
+      return `step ${event.step}: ${event.worker}: ${event.detail}`;
+    case "worker-back":
+      return `step ${event.step}: ${event.worker} back${event.version ? ` on ${event.version}` : ""} after ${formatDuration(event.restartMs)}`;
+    case "gate-waiting": {
+      const codes = event.reasons.map((r) => r.code).join(",");
+      if (lastGate.get(event.step) === codes) return null;
+      lastGate.set(event.step, codes);
+      return `step ${event.step}: waiting: ${event.reasons.map((r) => r.message).join("; ")}`;
+    }
+    case "step-settled": {
+      const m = event.measurements;
+      return `step ${event.step}: ${event.worker} settled in ${formatDuration(m.settleMs ?? 0)}, ${m.tasksMoved} task(s) moved, task downtime ${formatDuration(m.taskDowntimeMs)}`;
+    }
+    case "step-skipped":
+      return `step ${event.step}: ${event.worker} skipped: ${event.reason}`;
+    case "step-reordered":
+      return `step ${event.step}: ${event.worker} moved to the end: ${event.reason}`;
+    case "approval-requested":
+      return `approval needed (${event.approval.kind}): ${event.approval.prompt}${event.approval.details.map((d) => `\n    ${d}`).join("")}`;
+    case "approval-decided":
+      return `approval ${event.approval.kind}: ${event.approval.decision} by ${event.approval.by}`;
+    case "rollout-paused":
+      return `paused by ${event.by} before step ${event.step}`;
+    case "rollout-resumed":
+      return `resumed by ${event.by} at step ${event.step}`;
+    case "rollout-taken-over":
+      return `resumed an interrupted rollout (owner ${event.owner})`;
+    case "rollout-finished":
+      return `${event.result}: ${event.reason}`;
+  }
+}

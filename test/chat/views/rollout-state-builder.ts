@@ -1,0 +1,332 @@
+import type { StepWindow } from "../../../src/core/plan/plan-types.js";
+import type {
+  ApprovalRecord,
+  Decision,
+  PendingApproval,
+  Phase,
+  RolloutResult,
+  RolloutState,
+  StepMeasurements,
+  StepRecord,
+} from "../../../src/core/rollout/rollout-types.js";
+import { ROLLOUT_STATE_VERSION } from "../../../src/core/rollout/rollout-types.js";
+import type { Baseline, GateReason } from "../../../src/core/settle/settle-types.js";
+import { planFor } from "./plan-fixture.js";
+
+/** 2024-05-01 14:00:00 UTC: every builder time is an offset from here. */
+export const T0 = Date.UTC(2024, 4, 1, 14, 0, 0);
+export const SECOND = 1000;
+export const MINUTE = 60 * SECOND;
+/** Each step starts this long after the previous one. */
+const STEP_SPACING = 6 * MINUTE;
+const RESTART_MS = 42 * SECOND;
+const SETTLE_MS = 4 * MINUTE + 20 * SECOND;
+
+const NO_MEASUREMENTS: StepMeasurements = {
+  restartMs: null,
+  settleMs: null,
+  tasksMoved: 0,
+  taskDowntimeMs: 0,
+  rebalances: 0,
+  eagerRebalances: 0,
+  polls: 0,
+};
+
+export interface RolloutOptions {
+  cluster?: string;
+  workers?: number;
+  from?: string;
+  /** A version, or "restart" for a rolling restart. */
+  to?: string;
+  requestedBy?: string;
+  jobId?: string;
+  eagerWindows?: readonly StepWindow[];
+  /** Worker names; default connect-1 … connect-N (the last one is the leader). */
+  names?: readonly string[];
+}
+
+/** When step `n` (from 1) is started by the builder. */
+export function stepStart(n: number): number {
+  return T0 + MINUTE + (n - 1) * STEP_SPACING;
+}
+
+/**
+ * Fluent builder of `RolloutState`s for view tests:
+ * `aRollout({ workers: 6 }).settled(1).settled(2).settling(3, [heldReason(14, 130_000)]).build()`.
+ * Steps are numbered from 1; the last worker is the leader. Each call returns the builder (immutable state inside).
+ */
+export function aRollout(options: RolloutOptions = {}): RolloutStateBuilder {
+  return new RolloutStateBuilder(options);
+}
+
+export class RolloutStateBuilder {
+  private state: RolloutState;
+
+  constructor(options: RolloutOptions) {
+    const count = options.names?.length ?? options.workers ?? 6;
+    const names = options.names ?? Array.from({ length: count }, (_, i) => `connect-${i + 1}`);
+    const from = options.from ?? "3.6.1";
+    const to = options.to ?? "3.7.1";
+    const cluster = options.cluster ?? "prod-cluster";
+    const target =
+      to === "restart"
+        ? { kind: "restart" as const, version: from, argument: "restart" }
+        : { kind: "upgrade" as const, version: to, argument: `v${to}` };
+    const steps: StepRecord[] = names.map((worker, i) => ({
+      step: i + 1,
+      worker,
+      workerId: `${worker}:8083`,
+      url: `http://${worker}:8083`,
+      isLeader: i === names.length - 1,
+      fromVersion: from,
+      status: "pending",
+      attempts: 0,
+      restartIssuedAt: null,
+      restartDetail: null,
+      backAt: null,
+      backVersion: null,
+      settledAt: null,
+      gate: [],
+      note: null,
+      measurements: NO_MEASUREMENTS,
+    }));
+    this.state = {
+      v: ROLLOUT_STATE_VERSION,
+      jobId: options.jobId ?? "job-01HX",
+      cluster,
+      target,
+      image: null,
+      requestedBy: options.requestedBy ?? "U123",
+      startedAt: T0,
+      updatedAt: T0 + MINUTE,
+      finishedAt: null,
+      settings: {
+        planPolicy: {
+          connectProtocol: null,
+          scheduledRebalanceMaxDelayMs: 300_000,
+          expectedRestartMs: 45_000,
+        },
+        gatePolicy: {},
+        pollIntervalMs: 5000,
+        delayMs: 300_000,
+        sessionTimeoutMs: 10_000,
+        expectedRestartMs: 45_000,
+        backTimeoutMs: 600_000,
+      },
+      phase: { kind: "before-step", step: 1 },
+      plan: planFor(cluster, target, steps, options.eagerWindows ?? [], T0),
+      steps,
+      freeze: {},
+      approvals: [],
+      granted: [],
+      pendingControl: null,
+      track: { at: null, epoch: null, lastWorker: {}, down: [] },
+      seq: 0,
+    };
+  }
+
+  /** Planning: no plan and no steps yet. */
+  planning(): this {
+    this.state = { ...this.state, phase: { kind: "planning" }, plan: null, steps: [] };
+    return this;
+  }
+
+  step(n: number, patch: Partial<StepRecord>): this {
+    this.state = {
+      ...this.state,
+      steps: this.state.steps.map((s) => (s.step === n ? { ...s, ...patch } : s)),
+    };
+    return this;
+  }
+
+  phase(phase: Phase, updatedAt?: number): this {
+    this.state = { ...this.state, phase, updatedAt: updatedAt ?? this.state.updatedAt };
+    return this;
+  }
+
+  with(patch: Partial<RolloutState>): this {
+    this.state = { ...this.state, ...patch };
+    return this;
+  }
+
+  restartIssued(n: number): this {
+    const at = stepStart(n);
+    this.step(n, { status: "restart-issued", attempts: 1, restartIssuedAt: at });
+    return this.phase(
+      { kind: "restarting", step: n, stepId: `${this.state.jobId}:${n}:1`, baseline: this.baseline(n) },
+      at,
+    );
+  }
+
+  waitingBack(n: number, detail = "pod connect-x deleted; StatefulSet recreates it"): this {
+    this.restartIssued(n).step(n, {
+      status: "waiting-back",
+      restartDetail: detail.replace("connect-x", this.worker(n)),
+    });
+    const at = stepStart(n) + 2 * SECOND;
+    return this.phase(
+      { kind: "waiting-back", step: n, since: at, seenDown: true, baseline: this.baseline(n) },
+      at,
+    );
+  }
+
+  settling(n: number, reasons: readonly GateReason[], measurements: Partial<StepMeasurements> = {}): this {
+    this.waitingBack(n);
+    const backAt = stepStart(n) + RESTART_MS;
+    this.step(n, {
+      status: "settling",
+      backAt,
+      backVersion: this.targetVersion(n),
+      gate: reasons,
+      measurements: { ...NO_MEASUREMENTS, restartMs: RESTART_MS, polls: 4, ...measurements },
+    });
+    return this.phase(
+      { kind: "settling", step: n, baseline: this.baseline(n), polls: [], askSlowAfter: null },
+      backAt + 30 * SECOND,
+    );
+  }
+
+  settled(n: number, measurements: Partial<StepMeasurements> = {}): this {
+    this.settling(n, []);
+    const settledAt = stepStart(n) + RESTART_MS + SETTLE_MS;
+    this.step(n, {
+      status: "settled",
+      settledAt,
+      gate: [],
+      measurements: {
+        ...NO_MEASUREMENTS,
+        restartMs: RESTART_MS,
+        settleMs: SETTLE_MS,
+        taskDowntimeMs: 4 * MINUTE + 58 * SECOND,
+        polls: 40,
+        rebalances: 2,
+        ...measurements,
+      },
+    });
+    return this.phase({ kind: "before-step", step: n + 1 }, settledAt);
+  }
+
+  /** Settles steps 1..n. */
+  settledThrough(n: number, measurements: Partial<StepMeasurements> = {}): this {
+    for (let i = 1; i <= n; i++) this.settled(i, measurements);
+    return this;
+  }
+
+  skipped(n: number, note = "already runs 3.7.1"): this {
+    this.step(n, { status: "skipped", note });
+    return this.phase({ kind: "before-step", step: n + 1 });
+  }
+
+  continued(n: number, by: string, reasons: readonly GateReason[]): this {
+    this.settling(n, reasons);
+    const at = stepStart(n) + 5 * MINUTE;
+    this.decided({
+      id: `${this.state.jobId}:a${n}`,
+      kind: "gate-failed",
+      step: n,
+      decision: "continue",
+      by,
+      at,
+    });
+    this.step(n, { status: "continued", note: `continued by ${by} without a passed gate`, settledAt: at });
+    return this.phase({ kind: "before-step", step: n + 1 }, at);
+  }
+
+  failed(n: number, note: string): this {
+    this.restartIssued(n).step(n, { status: "failed", note });
+    return this;
+  }
+
+  awaiting(approval: Partial<PendingApproval> & Pick<PendingApproval, "kind">): this {
+    const step = approval.step === undefined ? 1 : approval.step;
+    const full: PendingApproval = {
+      id: `${this.state.jobId}:a${this.state.seq + 1}`,
+      step,
+      prompt: `Approve ${approval.kind}?`,
+      details: [],
+      options: ["approve", "abort"],
+      askedAt: step === null ? T0 + MINUTE : stepStart(step),
+      ...approval,
+    };
+    this.state = { ...this.state, seq: this.state.seq + 1 };
+    return this.phase(
+      { kind: "awaiting-approval", approval: full, resume: { kind: "step-done", step: step ?? 1 } },
+      full.askedAt,
+    );
+  }
+
+  decided(record: ApprovalRecord): this {
+    this.state = { ...this.state, approvals: [...this.state.approvals, record] };
+    return this;
+  }
+
+  paused(n: number, by: string): this {
+    const at = stepStart(n) - 30 * SECOND;
+    return this.phase({ kind: "paused", step: n, by, at }, at);
+  }
+
+  finished(result: RolloutResult, reason: string, at?: number): this {
+    const finishedAt = at ?? this.state.updatedAt + 10 * SECOND;
+    this.state = { ...this.state, finishedAt };
+    return this.phase({ kind: "finished", result, reason }, finishedAt);
+  }
+
+  build(): RolloutState {
+    return this.state;
+  }
+
+  private worker(n: number): string {
+    return this.state.steps[n - 1]?.worker ?? `worker-${n}`;
+  }
+
+  private targetVersion(n: number): string {
+    return this.state.target.kind === "upgrade"
+      ? this.state.target.version
+      : (this.state.steps[n - 1]?.fromVersion ?? "");
+  }
+
+  private baseline(n: number): Baseline {
+    const step = this.state.steps[n - 1];
+    const worker = step?.worker ?? `worker-${n}`;
+    return {
+      snapshot: {
+        cluster: this.state.cluster,
+        readAt: stepStart(n),
+        workers: [],
+        connectors: [],
+        connectorsError: null,
+      },
+      step: n,
+      worker: { name: worker, workerId: `${worker}:8083`, url: `http://${worker}:8083` },
+      targetVersion: this.targetVersion(n),
+      stopIssuedAt: stepStart(n),
+      stopMode: "graceful",
+      isLeader: step?.isLeader ?? false,
+      heldWork: true,
+      workerTasks: [],
+      delayDeadline: step?.isLeader ? null : stepStart(n) + 300_000,
+    };
+  }
+}
+
+export function decision(
+  n: number,
+  decisionKind: Decision,
+  by = "U2",
+  at = stepStart(n) + 20 * SECOND,
+): ApprovalRecord {
+  return { id: `job-01HX:a${n}`, kind: "eager-window", step: n, decision: decisionKind, by, at };
+}
+
+/** The gate's held-by-scheduled-delay reason, worded like `detectHeldTasks`. */
+export function heldReason(worker: string, tasks: number, remainingMs: number): GateReason {
+  const mins = Math.floor(remainingMs / MINUTE);
+  const secs = Math.round((remainingMs % MINUTE) / SECOND);
+  return {
+    code: "held-by-scheduled-delay",
+    worker,
+    heldTasks: Array.from({ length: tasks }, (_, i) => `orders-sink/${i}`),
+    remainingMs,
+    message: `${tasks} tasks of ${worker} held by the scheduled delay: ${mins}m${String(secs).padStart(2, "0")}s left`,
+  };
+}
