@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import { createRequire } from "node:module";
 import { configCheckCommand } from "./cli/commands/config-check.js";
+import { planCommand } from "./cli/commands/plan.js";
+import { runCommand } from "./cli/commands/run.js";
+import { simCommand } from "./cli/commands/sim.js";
 import { runCli } from "./cli/main.js";
 
 const require = createRequire(import.meta.url);
@@ -21,7 +24,7 @@ const controller = new AbortController();
 for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => controller.abort(new Error(sig)));
 
 const code = await runCli(
-  { version: packageVersion(), commands: [configCheckCommand] },
+  { version: packageVersion(), commands: [runCommand, planCommand, simCommand, configCheckCommand] },
   process.argv.slice(2),
   {
     stdout: process.stdout,
