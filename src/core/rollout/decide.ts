@@ -65,6 +65,7 @@ export function startRollout(start: StartRollout): Transition {
     pendingControl: null,
     track: EMPTY_TRACK,
     seq: 0,
+    openWindow: null,
   };
   return { state, effects: [{ kind: "read-cluster", afterMs: 0 }] };
 }
@@ -299,6 +300,26 @@ function eagerWindowStart(s: RolloutState, worker: string): number | null {
   return window ? window.fromStep : null;
 }
 
+/** Index of the pace window (plan) the worker's step belongs to, or null. */
+function paceWindowOf(s: RolloutState, worker: string): number | null {
+  const planStep = s.plan?.steps.find((p) => p.worker === worker);
+  return planStep?.window ?? null;
+}
+
+/**
+ * Pace `window`: true when the next follower can be restarted now instead of waiting for the gate — the worker is
+ * back, the next step belongs to the same window, and it can be back before the window's deadline.
+ */
+function continuesWindow(s: RolloutState, step: StepRecord, now: number): boolean {
+  const open = s.openWindow;
+  const index = paceWindowOf(s, step.worker);
+  if (!open || index === null || open.index !== index) return false;
+  const next = stepAt(s, step.step + 1);
+  if (!next || next.status !== "pending" || paceWindowOf(s, next.worker) !== index) return false;
+  const marginMs = s.settings.planPolicy.windowMarginMs ?? 30_000;
+  return now + s.settings.expectedRestartMs + marginMs < open.deadline;
+}
+
 function beforeStep(
   s: RolloutState,
   stepNo: number,
@@ -401,7 +422,12 @@ function beforeStep(
       effects,
     );
   }
-  const baseline = captureBaseline(snapshot, {
+  const windowIndex = paceWindowOf(s, step.worker);
+  const inOpenWindow = windowIndex !== null && s.openWindow?.index === windowIndex;
+  if (windowIndex !== null && !inOpenWindow)
+    s = { ...s, openWindow: { index: windowIndex, snapshot, deadline: now + s.settings.delayMs } };
+  if (windowIndex === null && s.openWindow) s = { ...s, openWindow: null };
+  const baseline = captureBaseline(s.openWindow && windowIndex !== null ? s.openWindow.snapshot : snapshot, {
     step: stepNo,
     worker: step.worker,
     targetVersion: targetVersionFor(s, step),
@@ -409,6 +435,7 @@ function beforeStep(
     delayMs: s.settings.delayMs,
     sessionTimeoutMs: s.settings.sessionTimeoutMs,
     isLeader: step.isLeader,
+    ...(s.openWindow && windowIndex !== null ? { openWindowDeadline: s.openWindow.deadline } : {}),
   });
   if (baseline.kind !== "captured") return finish(s, now, "failed", baseline.message, effects);
   const attempts = step.attempts + 1;
@@ -517,6 +544,21 @@ function workerBack(
     version: w?.version ?? null,
     restartMs,
   });
+  if (continuesWindow(next, step, now)) {
+    const note =
+      "rejoined inside the scheduled-delay window; the settle gate runs once the window's last worker is back";
+    const done = updateStep(next, step.step, {
+      status: "settled",
+      settledAt: now,
+      note,
+      measurements: { ...step.measurements, restartMs, settleMs: 0 },
+    });
+    const measurements = stepAt(done, step.step)?.measurements ?? step.measurements;
+    return nextStep(done, step.step, snapshot, now, [
+      back,
+      emit({ kind: "step-settled", step: step.step, worker: step.worker, measurements }),
+    ]);
+  }
   const settling: RolloutState = {
     ...next,
     phase: { kind: "settling", step: step.step, baseline, polls: [], askSlowAfter: null },

@@ -194,6 +194,15 @@ export interface RolloutState {
   readonly track: DisruptionTrack;
   /** Incremented to make approval ids unique. */
   readonly seq: number;
+  /**
+   * Pace `window`: the scheduled-delay window several followers are restarted in. The snapshot before its first stop
+   * is the gate's baseline at the window's end; `deadline` is when the held tasks come back (one deadline per window).
+   */
+  readonly openWindow: {
+    readonly index: number;
+    readonly snapshot: ClusterSnapshot;
+    readonly deadline: number;
+  } | null;
 }
 
 /** What happened, fed into `decide`. */

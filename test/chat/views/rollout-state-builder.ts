@@ -122,6 +122,7 @@ export class RolloutStateBuilder {
       pendingControl: null,
       track: { at: null, epoch: null, lastWorker: {}, down: [] },
       seq: 0,
+      openWindow: null,
     };
   }
 

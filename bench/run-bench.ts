@@ -1,0 +1,128 @@
+import { writeFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { type GatePollFigures, renderGatePoll, runGatePollBench } from "./gate-poll-bench.js";
+import { floorFigures } from "./metrics.js";
+import type { RunResult, Strategy, StrategyId } from "./run-types.js";
+import { SCENARIOS, type Scenario, scenarioById } from "./scenarios.js";
+import { createBenchCluster, highestOrdinalFirst } from "./sim-driver.js";
+import { allAtOnce } from "./strategies/all-at-once.js";
+import { connectRoll, connectRollWindow } from "./strategies/connect-roll.js";
+import { deployment } from "./strategies/deployment.js";
+import { statefulSet } from "./strategies/statefulset.js";
+import { aggregatesOf, FOOTNOTES, renderScenario } from "./table.js";
+
+/**
+ * `tsx bench/run-bench.ts [--json FILE] [--scenario a|b|c|d|e] [--seeds N] [--quick]`: every strategy on every
+ * scenario and seed of the simulator, in virtual time; prints one table per scenario and the gate-poll figures.
+ */
+const STRATEGIES: readonly Strategy[] = [connectRoll, connectRollWindow, deployment, statefulSet, allAtOnce];
+const ORDER: readonly StrategyId[] = STRATEGIES.map((s) => s.id);
+
+interface Args {
+  readonly json: string | null;
+  readonly scenarios: readonly Scenario[];
+  readonly seeds: number | null;
+  readonly quick: boolean;
+}
+
+function parse(argv: readonly string[]): Args {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      json: { type: "string" },
+      scenario: { type: "string" },
+      seeds: { type: "string" },
+      quick: { type: "boolean" },
+    },
+  });
+  const picked = values.scenario === undefined ? SCENARIOS : [scenarioById(values.scenario)];
+  const scenarios = picked.filter((s): s is Scenario => s !== undefined);
+  if (scenarios.length === 0) throw new Error(`unknown scenario "${values.scenario}" (a|b|c|d|e)`);
+  const seeds = values.seeds === undefined ? null : Number(values.seeds);
+  if (seeds !== null && !(Number.isInteger(seeds) && seeds > 0))
+    throw new Error("--seeds needs a positive integer");
+  return { json: values.json ?? null, scenarios, seeds, quick: values.quick === true };
+}
+
+/** Scenario (d): seeds whose starting leader lands first, in the middle and last of the StatefulSet order. */
+export function spreadLeaderSeeds(scenario: Scenario, count: number): number[] {
+  const w = scenario.sim.workers;
+  const targets =
+    count === 1
+      ? [Math.ceil(w / 2)]
+      : Array.from({ length: count }, (_, i) => 1 + Math.round((i * (w - 1)) / (count - 1)));
+  const found = new Map<number, number>();
+  for (let seed = 1; seed <= 500 && found.size < targets.length; seed++) {
+    const bc = createBenchCluster(scenario, seed);
+    bc.cluster.close();
+    if (bc.leader === null) continue;
+    const position = highestOrdinalFirst(bc.workers).indexOf(bc.leader) + 1;
+    if (targets.includes(position) && !found.has(position)) found.set(position, seed);
+  }
+  return targets.flatMap((t) => {
+    const seed = found.get(t);
+    return seed === undefined ? [] : [seed];
+  });
+}
+
+export function seedsFor(scenario: Scenario, args: Pick<Args, "seeds" | "quick">): number[] {
+  const n = args.seeds ?? (args.quick ? scenario.quickSeeds.length || 1 : scenario.seeds.length || 3);
+  const count = scenario.id === "e" && args.seeds !== null ? Math.max(1, Math.floor(n / 3)) : n;
+  if (scenario.spreadLeader) return spreadLeaderSeeds(scenario, count);
+  return Array.from({ length: count }, (_, i) => i + 1);
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const args = parse(process.argv.slice(2));
+  const out: { scenario: Scenario; seeds: number[]; runs: RunResult[] }[] = [];
+  for (const scenario of args.scenarios) {
+    const seeds = seedsFor(scenario, args);
+    const runs: RunResult[] = [];
+    for (const seed of seeds) {
+      for (const strategy of STRATEGIES) {
+        const t = performance.now();
+        const r = await strategy.run(scenario, seed);
+        runs.push(r);
+        const took = ((performance.now() - t) / 1000).toFixed(1);
+        process.stderr.write(
+          `  (${scenario.id}) seed ${seed} ${strategy.id}: ${r.figures ? `${took}s` : r.note}\n`,
+        );
+      }
+    }
+    out.push({ scenario, seeds, runs });
+    console.log(renderScenario(scenario, seeds, runs, ORDER));
+    console.log("");
+  }
+  console.log(FOOTNOTES.join("\n"));
+  console.log("");
+  const gatePoll: GatePollFigures = await runGatePollBench();
+  console.log(renderGatePoll(gatePoll));
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`\nbench finished in ${seconds.toFixed(1)} s (real time)`);
+  if (args.json !== null) {
+    const json = {
+      command: `tsx bench/run-bench.ts ${process.argv.slice(2).join(" ")}`.trim(),
+      finishedInSeconds: seconds,
+      scenarios: out.map(({ scenario, seeds, runs }) => ({
+        id: scenario.id,
+        title: scenario.title,
+        sim: scenario.sim,
+        targetVersion: scenario.targetVersion,
+        seeds,
+        floor: floorFigures(scenario),
+        aggregates: aggregatesOf(runs, ORDER),
+        runs,
+      })),
+      gatePoll,
+    };
+    writeFileSync(args.json, `${JSON.stringify(json, null, 2)}\n`);
+    console.log(`figures written to ${args.json}`);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exitCode = 1;
+});

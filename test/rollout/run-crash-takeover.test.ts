@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { simClusterConfig } from "../../src/cli/sim-cluster-config.js";
+import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const prefix = `test:${randomUUID().slice(0, 8)}:`;
+const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+let sim: RunningSim | null = null;
+const children: ChildProcess[] = [];
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  await sim?.close();
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+});
+
+function runCli(config: string): { child: ChildProcess; lines: AsyncIterable<string>; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "run", "--config", config, "sim", "v3.7.1", "--yes", "--json"], {
+    env: { PATH: process.env.PATH ?? "", REDIS_URL, CONNECT_ROLL_REDIS_PREFIX: prefix, CONNECT_ROLL_LOCK_TTL_MS: "1500", LOG_LEVEL: "error" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  if (!child.stdout) throw new Error("no stdout");
+  return { child, lines: createInterface({ input: child.stdout }), exit };
+}
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("connect-roll run killed with SIGKILL mid-step", () => {
+  it("is taken over by another run after the lease expires and finishes without restarting any worker twice", async () => {
+    const running = await startSim({ virtualTime: false, workers: 4, connectors: 4, tasksPerConnector: 2, version: "3.6.1", delayMs: 1_500, restartMs: 300, taskStartMs: 100, rebalanceMs: 50, sessionTimeoutMs: 1_000, seed: 5 });
+    sim = running;
+    const config = join(tmpdir(), `connect-roll-crash-${process.pid}.yml`);
+    const cluster = simClusterConfig({ clusterName: "sim", workers: running.workers, controlUrl: running.controlUrl, delayMs: 1_500, restartMs: 300, pollIntervalMs: 200, quietPeriodMs: 300, consecutivePolls: 2 });
+    await writeFile(config, stringify({ clusters: { sim: cluster } }));
+
+    const first = runCli(config);
+    for await (const line of first.lines) {
+      const event = JSON.parse(line) as { kind: string; step?: number };
+      if (event.kind === "restart-issued" && event.step === 2) break;
+    }
+    first.child.kill("SIGKILL");
+    await first.exit;
+    // The lease (1.5 s) expires; nobody released it.
+    await waitFor(async () => (await redis.exists(`${prefix}lock:sim`)) === 0, 10_000);
+
+    const second = runCli(config);
+    const events: { kind: string; result?: string }[] = [];
+    for await (const line of second.lines) events.push(JSON.parse(line) as { kind: string; result?: string });
+    expect(await second.exit).toBe(0);
+    expect(events.some((e) => e.kind === "rollout-taken-over")).toBe(true);
+    expect(events.at(-1)).toMatchObject({ kind: "summary", result: "succeeded" });
+    const state = running.cluster.state();
+    expect(Object.values(state.counters.restarts)).toEqual([1, 1, 1, 1]);
+    expect(state.workers.every((w) => w.version === "3.7.1")).toBe(true);
+  }, 60_000);
+});
