@@ -315,7 +315,7 @@ function continuesWindow(s: RolloutState, step: StepRecord, now: number): boolea
   const index = paceWindowOf(s, step.worker);
   if (!open || index === null || open.index !== index) return false;
   const next = stepAt(s, step.step + 1);
-  if (!next || next.status !== "pending" || paceWindowOf(s, next.worker) !== index) return false;
+  if (next?.status !== "pending" || paceWindowOf(s, next.worker) !== index) return false;
   const marginMs = s.settings.planPolicy.windowMarginMs ?? 30_000;
   return now + s.settings.expectedRestartMs + marginMs < open.deadline;
 }
@@ -348,7 +348,13 @@ function beforeStep(
   if (s.freeze && snapshot.connectors !== null) {
     const changes = freezeChanges(s.freeze, snapshot);
     if (changes.length > 0) {
-      if (isGranted(s, "config-changed", stepNo)) s = { ...s, freeze: freezeOf(snapshot) };
+      // The grant covers the change it was asked about: consumed here, so a later change is asked about again.
+      if (isGranted(s, "config-changed", stepNo))
+        s = {
+          ...s,
+          freeze: freezeOf(snapshot),
+          granted: s.granted.filter((g) => !(g.kind === "config-changed" && g.step === stepNo)),
+        };
       else
         return ask(
           s,
@@ -584,6 +590,18 @@ function onVerifying(
     (s.target.kind === "upgrade" || seenDown)
   )
     return workerBack(s, step, baseline, snapshot, now);
+  if (baseline && seenDown) {
+    // It went down: the restart is confirmed. Wait for it like any restart (backTimeoutMs, then slow-gate), never
+    // offer to restart it again.
+    const waiting = updateStep(s, step.step, { status: "waiting-back" });
+    return {
+      state: {
+        ...waiting,
+        phase: { kind: "waiting-back", step: step.step, since: phase.since, seenDown, baseline },
+      },
+      effects: [{ kind: "read-cluster", afterMs: s.settings.pollIntervalMs }],
+    };
+  }
   const waited = now - phase.since;
   if (waited > s.settings.expectedRestartMs * 2 + s.settings.pollIntervalMs) {
     return ask(

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { summarizeRollout } from "../../../src/core/rollout/summarize.js";
+import { startDriver } from "./rollout-driver.js";
+import { cluster, RESTART } from "./rollout-fixtures.js";
+import { rollFollower } from "./rollout-scripts.js";
+
+describe("decide: the leader moves mid-rollout", () => {
+  it("to the worker of the next step while a follower is pending: that step moves to the end", () => {
+    const d = startDriver();
+    const t1 = rollFollower(d, "worker-1", 0);
+    // worker-2 (step 2) now leads; worker-3 (step 3) is a pending follower
+    const t2 = rollFollower(d, "worker-3", t1, () => cluster("worker-1").leader("worker-2"));
+    expect(d.lines[6]).toBe("read → step-reordered, step-started | restart-worker(worker-3)");
+    expect(d.eventsOf("step-reordered")).toEqual([
+      {
+        kind: "step-reordered",
+        step: 3,
+        worker: "worker-2",
+        reason: "it is the group leader now; the leader is restarted last",
+      },
+    ]);
+    d.read(t2, cluster("worker-1", "worker-3").leader("worker-2"));
+    expect(d.restarts.map((r) => [r.step, r.worker])).toEqual([
+      [1, "worker-1"],
+      [2, "worker-3"],
+      [3, "worker-2"],
+    ]);
+    expect(d.state.steps.map((s) => [s.step, s.worker, s.isLeader, s.status])).toEqual([
+      [1, "worker-1", false, "settled"],
+      [2, "worker-3", false, "settled"],
+      [3, "worker-2", true, "restart-issued"],
+    ]);
+  });
+
+  it.each([
+    { name: "to a worker already restarted", leader: "worker-1" },
+    { name: "to the worker of the last step", leader: "worker-3" },
+  ])("$name: nothing moves", ({ leader }) => {
+    const d = startDriver();
+    const t1 = rollFollower(d, "worker-1", 0);
+    d.read(t1, cluster("worker-1").leader(leader));
+    expect(d.eventsOf("step-reordered")).toEqual([]);
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1", "worker-2"]);
+  });
+});
+
+describe("decide: workers already on the target version", () => {
+  it("a worker upgraded by someone else before its step is skipped, never restarted", () => {
+    const d = startDriver();
+    const t1 = rollFollower(d, "worker-1", 0);
+    d.read(t1, cluster("worker-1", "worker-2"));
+    expect(d.lines.at(-1)).toBe("read → step-skipped, step-started | restart-worker(worker-3)");
+    expect(d.eventsOf("step-skipped")).toEqual([
+      { kind: "step-skipped", step: 2, worker: "worker-2", reason: "already runs 3.7.1" },
+    ]);
+    expect(d.state.steps[1]).toMatchObject({ status: "skipped", note: "already runs 3.7.1", attempts: 0 });
+    expect(summarizeRollout(d.state, t1).totals.stepsDone).toBe(2);
+  });
+
+  it("every remaining worker already upgraded: skips them all and finishes succeeded", () => {
+    const d = startDriver();
+    const t1 = rollFollower(d, "worker-1", 0);
+    d.read(t1, cluster("worker-1", "worker-2", "worker-3"));
+    expect(d.lines.at(-1)).toBe("read → step-skipped, step-skipped, rollout-finished | finish(succeeded)");
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1"]);
+  });
+
+  it("a worker on the target at planning time is left out of the plan", () => {
+    const d = startDriver().read(0, cluster("worker-2"));
+    expect(d.state.steps.map((s) => s.worker)).toEqual(["worker-1", "worker-3"]);
+    expect(d.state.plan?.skipped).toEqual([
+      { worker: "worker-2", reason: "already reports 3.7.1, which matches 3.7.1" },
+    ]);
+  });
+
+  it("every worker on the target at planning time: nothing to do", () => {
+    const d = startDriver().read(0, cluster("worker-1", "worker-2", "worker-3"));
+    expect(d.lines).toEqual(["read → rollout-planned, rollout-finished | finish(succeeded)"]);
+    expect(d.eventsOf("rollout-finished")[0]?.reason).toBe(
+      "every worker already runs the target version; nothing to do",
+    );
+  });
+
+  it("a plain restart never skips a worker for its version", () => {
+    const d = startDriver({ target: RESTART }).read(0, cluster());
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1"]);
+    expect(d.state.steps).toHaveLength(3);
+  });
+});
+
+describe("decide: planning", () => {
+  it("connector statuses unreadable: finishes failed, nothing restarted", () => {
+    const d = startDriver().read(0, cluster().connectorsUnreadable("timeout"));
+    expect(d.state.phase).toEqual({
+      kind: "finished",
+      result: "failed",
+      reason: "cannot read the connectors of prod: timeout; nothing was restarted",
+    });
+    expect(d.restarts).toEqual([]);
+  });
+});
