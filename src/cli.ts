@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { configCheckCommand } from "./cli/commands/config-check.js";
 import { planCommand } from "./cli/commands/plan.js";
 import { runCommand } from "./cli/commands/run.js";
+import { serveCommand } from "./cli/commands/serve.js";
 import { simCommand } from "./cli/commands/sim.js";
 import { runCli } from "./cli/main.js";
 
@@ -24,7 +25,10 @@ const controller = new AbortController();
 for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => controller.abort(new Error(sig)));
 
 const code = await runCli(
-  { version: packageVersion(), commands: [runCommand, planCommand, simCommand, configCheckCommand] },
+  {
+    version: packageVersion(),
+    commands: [serveCommand, runCommand, planCommand, simCommand, configCheckCommand],
+  },
   process.argv.slice(2),
   {
     stdout: process.stdout,

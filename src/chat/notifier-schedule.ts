@@ -30,6 +30,7 @@ export type Item =
       message: SlackMessage;
       threadTs?: string;
       threadKey?: string;
+      replyBroadcast?: boolean;
       attempts: number;
       notBefore: number;
     }

@@ -12,6 +12,8 @@ export interface PostOptions {
   threadTs?: string;
   /** Reply in the thread of a message posted through this notifier in the same channel, by its key. */
   threadKey?: string;
+  /** For a thread reply: also show it in the channel (`reply_broadcast`). */
+  replyBroadcast?: boolean;
 }
 
 export interface PostHandle {
@@ -29,6 +31,11 @@ export type FlushResult = { kind: "flushed" } | { kind: "timed-out"; pending: nu
 export interface Notifier {
   /** Queues a message. Posting the same key again returns the first handle (idempotent). */
   post(channel: string, message: SlackMessage, options: PostOptions): PostHandle;
+  /**
+   * Tracks a message posted elsewhere (e.g. by another bot replica) under `key`, so `update` and `threadKey`
+   * can reach it. A key already known is left as it is (its handle is returned).
+   */
+  adopt(channel: string, key: string, ts: string): PostHandle;
   /** Replaces the content of a message posted with `key`; coalesced (latest wins, only when changed, rate-bounded). */
   update(channel: string, key: string, message: SlackMessage): void;
   /** A message only `user` sees; best effort (dropped after bounded retries). */

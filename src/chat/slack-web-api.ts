@@ -19,6 +19,8 @@ export interface SlackMessage {
 export interface PostMessageArgs extends SlackMessage {
   channel: string;
   threadTs?: string;
+  /** With `threadTs`: also show the reply in the channel. */
+  replyBroadcast?: boolean;
 }
 
 export interface UpdateMessageArgs extends SlackMessage {

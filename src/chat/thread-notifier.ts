@@ -126,6 +126,7 @@ export function createThreadNotifier(options: ThreadNotifierOptions): Notifier {
         channel: q.channel,
         ...item.message,
         ...(threadTs === undefined ? {} : { threadTs }),
+        ...(item.replyBroadcast === true ? { replyBroadcast: true } : {}),
       });
       q.items.shift();
       q.lastPostAt = clock.now();
@@ -267,8 +268,28 @@ export function createThreadNotifier(options: ThreadNotifierOptions): Notifier {
         notBefore: 0,
         ...(postOptions.threadTs === undefined ? {} : { threadTs: postOptions.threadTs }),
         ...(postOptions.threadKey === undefined ? {} : { threadKey: postOptions.threadKey }),
+        ...(postOptions.replyBroadcast === true ? { replyBroadcast: true } : {}),
       });
       kick(q);
+      return handle;
+    },
+    adopt(channel, key, ts) {
+      const existing = messages.get(key);
+      if (existing !== undefined) return existing.handle;
+      const handle: PostHandle = { key, channel, ts: Promise.resolve(ts) };
+      messages.set(key, {
+        key,
+        channel,
+        state: "posted",
+        ts,
+        sentContent: "",
+        lastUpdateAt: Number.NEGATIVE_INFINITY,
+        updateNotBefore: 0,
+        updateAttempts: 0,
+        handle,
+        resolve: () => undefined,
+        reject: () => undefined,
+      });
       return handle;
     },
     update(channel, key, message) {

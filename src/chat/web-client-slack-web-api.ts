@@ -52,12 +52,14 @@ export function createWebClientSlackWebApi(options: WebClientSlackWebApiOptions)
   return {
     postMessage: (args) =>
       call("chat.postMessage", async () => {
-        const result = await client.chat.postMessage({
-          channel: args.channel,
-          text: args.text,
-          ...blocksArg(args.blocks),
-          ...(args.threadTs === undefined ? {} : { thread_ts: args.threadTs }),
-        });
+        const base = { channel: args.channel, text: args.text, ...blocksArg(args.blocks) };
+        const result = await (args.threadTs === undefined
+          ? client.chat.postMessage(base)
+          : client.chat.postMessage({
+              ...base,
+              thread_ts: args.threadTs,
+              reply_broadcast: args.replyBroadcast === true,
+            }));
         if (result.ts === undefined)
           throw slackApiError("chat.postMessage", { kind: "permanent", error: "no_ts" });
         return { channel: result.channel ?? args.channel, ts: result.ts };

@@ -11,6 +11,7 @@ import type {
 import { workerIdOf } from "../core/snapshot.js";
 import { toConnectorSnapshot } from "./connector-snapshots.js";
 import { createHttpClient, type HttpClient, type HttpTlsOptions } from "./http-client.js";
+import { isLegacyConnectorList, readLegacyConnectors } from "./legacy-connectors.js";
 import { metricsFromPrometheus, parsePrometheusText } from "./prometheus.js";
 import { parseExpandedConnectors, parseHealth, parseServerInfo } from "./schemas.js";
 import { type HttpAuth, redactUrl } from "./url-credentials.js";
@@ -102,6 +103,7 @@ export function createHttpClusterReader(options: HttpClusterReaderOptions): Clus
   async function readConnectors(signal: AbortSignal | undefined): Promise<ConnectorsResult> {
     const count = options.workers.length;
     let lastError: AppError | null = null;
+    let legacy: { index: number; names: string[] } | null = null;
     for (let i = 0; i < count; i++) {
       const index = (preferred + i) % count;
       const worker = options.workers[index];
@@ -111,6 +113,11 @@ export function createHttpClusterReader(options: HttpClusterReaderOptions): Clus
           url: `${baseUrl(worker.url)}/connectors?expand=status&expand=info`,
           ...(signal ? { signal } : {}),
         });
+        if (isLegacyConnectorList(res.json)) {
+          // A worker before 2.3 ignores `expand`: prefer a newer worker; fall back to per-connector calls.
+          legacy ??= { index, names: res.json };
+          continue;
+        }
         const parsed = parseExpandedConnectors(res.json, res.url);
         for (const s of parsed.skipped) {
           log?.warn(
@@ -126,6 +133,19 @@ export function createHttpClusterReader(options: HttpClusterReaderOptions): Clus
         log?.debug({ err: lastError, workerId: workerIdOf(worker.url) }, "connector status read failed");
         if (lastError.code !== ErrorCode.ConnectUnreachable && lastError.code !== ErrorCode.ConnectTimeout)
           break;
+      }
+    }
+    if (legacy) {
+      const worker = options.workers[legacy.index];
+      if (worker) {
+        try {
+          const parsed = await readLegacyConnectors(client, baseUrl(worker.url), legacy.names, signal);
+          preferred = legacy.index;
+          return { connectors: parsed.connectors.map(toConnectorSnapshot), error: null };
+        } catch (err) {
+          rethrowIfAborted(signal);
+          lastError = toAppError(err, ErrorCode.ConnectBadResponse);
+        }
       }
     }
     return { connectors: null, error: lastError?.message ?? "No worker is configured for this cluster" };

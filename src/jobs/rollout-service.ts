@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
 import { isAppError } from "../core/errors.js";
@@ -49,7 +50,9 @@ export interface RolloutService {
    * Takes over orphaned jobs (lease expired, job unfinished) and resumes them from their checkpoints; `filter`
    * chooses which (default: all).
    */
-  resumeOrphans(filter?: (job: JobRecord) => boolean): Promise<{ job: JobRecord; done: Promise<RunOutcome> }[]>;
+  resumeOrphans(
+    filter?: (job: JobRecord) => boolean,
+  ): Promise<{ job: JobRecord; done: Promise<RunOutcome> }[]>;
   /** Jobs running in this process. */
   running(): readonly string[];
   /** Stops every run's lock keeper and waits for the runs to stop (they checkpoint; the locks are released). */
@@ -94,6 +97,8 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
       onLost: (reason) => controller.abort(reason),
     });
     const signal = AbortSignal.any([controller.signal, keeper.signal]);
+    // Every poll passes the signal to one request per worker at once (1 + 2 per worker listeners).
+    setMaxListeners(0, signal);
     const deps = options.depsFor(job);
     const done = (async (): Promise<RunOutcome> => {
       try {
@@ -183,7 +188,11 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
             { jobId: job.id, cluster: job.cluster, previousOwner: orphan.owner },
             "orphaned rollout taken over",
           );
-          const done = launch(job, result.lease, decide(state, { kind: "taken-over", now: clock.now(), owner }));
+          const done = launch(
+            job,
+            result.lease,
+            decide(state, { kind: "taken-over", now: clock.now(), owner }),
+          );
           taken.push({ job, done });
         } catch (err) {
           if (isAppError(err)) log.error({ err, jobId: orphan.id }, "orphaned rollout could not be resumed");

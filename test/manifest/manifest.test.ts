@@ -11,9 +11,15 @@ import { z } from "zod";
  */
 const SLACK_SCHEMA = new URL("../../../shared/reference/manifest.schema.1.0.0.json", import.meta.url);
 
-const httpUrl = z.string().regex(/^https?:\/\//, "must be an http(s) URL").max(3000);
+const httpUrl = z
+  .string()
+  .regex(/^https?:\/\//, "must be an http(s) URL")
+  .max(3000);
 const manifestSchema = z.object({
-  display_information: z.object({ name: z.string().min(1).max(35), description: z.string().min(1).max(140).optional() }),
+  display_information: z.object({
+    name: z.string().min(1).max(35),
+    description: z.string().min(1).max(140).optional(),
+  }),
   features: z.object({
     bot_user: z.object({ display_name: z.string().min(1).max(80), always_online: z.boolean().optional() }),
     slash_commands: z
@@ -47,12 +53,17 @@ function crossFieldProblems(m: Manifest, codeUses: { scopes: string[]; command: 
   if (socket && (commandUrls.some((u) => u !== undefined) || interactivityUrl !== undefined))
     problems.push("socket mode: request URLs must be absent");
   if (!socket) {
-    if (commandUrls.some((u) => u === undefined) || interactivityUrl === undefined) problems.push("HTTP mode: every request URL must be set");
-    if (commandUrls.some((u) => u !== interactivityUrl)) problems.push("the command URL must equal the interactivity URL (one Bolt receiver)");
+    if (commandUrls.some((u) => u === undefined) || interactivityUrl === undefined)
+      problems.push("HTTP mode: every request URL must be set");
+    if (commandUrls.some((u) => u !== interactivityUrl))
+      problems.push("the command URL must equal the interactivity URL (one Bolt receiver)");
   }
-  if (!m.settings.interactivity.is_enabled) problems.push("interactivity must be on (Approve / Abort buttons)");
-  for (const scope of codeUses.scopes) if (!m.oauth_config.scopes.bot.includes(scope)) problems.push(`missing bot scope ${scope}`);
-  if (!m.features.slash_commands.some((c) => c.command === codeUses.command)) problems.push(`missing command ${codeUses.command}`);
+  if (!m.settings.interactivity.is_enabled)
+    problems.push("interactivity must be on (Approve / Abort buttons)");
+  for (const scope of codeUses.scopes)
+    if (!m.oauth_config.scopes.bot.includes(scope)) problems.push(`missing bot scope ${scope}`);
+  if (!m.features.slash_commands.some((c) => c.command === codeUses.command))
+    problems.push(`missing command ${codeUses.command}`);
   return problems;
 }
 
@@ -69,7 +80,8 @@ function validate(raw: unknown): string[] {
   if (existsSync(SLACK_SCHEMA)) {
     const ajv = new Ajv({ allErrors: true, strict: false });
     const check = ajv.compile(JSON.parse(readFileSync(SLACK_SCHEMA, "utf8")) as object);
-    if (!check(raw)) problems.push(...(check.errors ?? []).map((e) => `${e.instancePath}: ${e.message ?? "invalid"}`));
+    if (!check(raw))
+      problems.push(...(check.errors ?? []).map((e) => `${e.instancePath}: ${e.message ?? "invalid"}`));
   }
   return problems;
 }

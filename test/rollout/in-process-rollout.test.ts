@@ -53,3 +53,36 @@ describe("rollout engine against the simulator (virtual time, HTTP)", () => {
     expect(held).toBeDefined();
   });
 });
+
+describe("2.2 → 3.7 (eager window)", () => {
+  it("reads a pre-2.3 cluster without expand, asks before the eager window and finishes on 3.7.1", async () => {
+    const running = await startSim({
+      virtualTime: true,
+      workers: 4,
+      connectors: 4,
+      tasksPerConnector: 2,
+      version: "2.2.2",
+      delayMs: 30_000,
+      restartMs: 5_000,
+      seed: 3,
+    });
+    sim = running;
+    const asked: string[] = [];
+    const result = await runInProcessRollout({
+      sim: running,
+      target: { kind: "upgrade", version: "3.7.1", argument: "v3.7.1" },
+      delayMs: 30_000,
+      expectedRestartMs: 5_000,
+      decide: (kind) => {
+        asked.push(kind);
+        return "approve";
+      },
+    });
+    expect(asked).toEqual(["eager-window"]);
+    expect(result.summary.result).toBe("succeeded");
+    const state = running.cluster.state();
+    expect(state.protocol).toBe("sessioned");
+    expect(state.counters.eagerRebalances).toBeGreaterThan(0);
+    expect(Object.values(state.counters.restarts)).toEqual([1, 1, 1, 1]);
+  });
+});

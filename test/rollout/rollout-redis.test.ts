@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
-import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runInProcessRollout } from "../../src/cli/in-process-rollout.js";
 import type { RolloutEvent } from "../../src/core/rollout/rollout-types.js";
@@ -138,5 +137,3 @@ describe("two runners for one cluster", () => {
     }
   });
 });
-
-export const silent = pino({ level: "silent" });

@@ -24,11 +24,25 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-function runCli(config: string): { child: ChildProcess; lines: AsyncIterable<string>; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "run", "--config", config, "sim", "v3.7.1", "--yes", "--json"], {
-    env: { PATH: process.env.PATH ?? "", REDIS_URL, CONNECT_ROLL_REDIS_PREFIX: prefix, CONNECT_ROLL_LOCK_TTL_MS: "1500", LOG_LEVEL: "error" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+function runCli(config: string): {
+  child: ChildProcess;
+  lines: AsyncIterable<string>;
+  exit: Promise<number | null>;
+} {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "src/cli.ts", "run", "--config", config, "sim", "v3.7.1", "--yes", "--json"],
+    {
+      env: {
+        PATH: process.env.PATH ?? "",
+        REDIS_URL,
+        CONNECT_ROLL_REDIS_PREFIX: prefix,
+        CONNECT_ROLL_LOCK_TTL_MS: "1500",
+        LOG_LEVEL: "error",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   children.push(child);
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   if (!child.stdout) throw new Error("no stdout");
@@ -45,10 +59,31 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Pr
 
 describe("connect-roll run killed with SIGKILL mid-step", () => {
   it("is taken over by another run after the lease expires and finishes without restarting any worker twice", async () => {
-    const running = await startSim({ virtualTime: false, workers: 4, connectors: 4, tasksPerConnector: 2, version: "3.6.1", delayMs: 1_500, restartMs: 300, taskStartMs: 100, rebalanceMs: 50, sessionTimeoutMs: 1_000, seed: 5 });
+    const running = await startSim({
+      virtualTime: false,
+      workers: 4,
+      connectors: 4,
+      tasksPerConnector: 2,
+      version: "3.6.1",
+      delayMs: 1_500,
+      restartMs: 300,
+      taskStartMs: 100,
+      rebalanceMs: 50,
+      sessionTimeoutMs: 1_000,
+      seed: 5,
+    });
     sim = running;
     const config = join(tmpdir(), `connect-roll-crash-${process.pid}.yml`);
-    const cluster = simClusterConfig({ clusterName: "sim", workers: running.workers, controlUrl: running.controlUrl, delayMs: 1_500, restartMs: 300, pollIntervalMs: 200, quietPeriodMs: 300, consecutivePolls: 2 });
+    const cluster = simClusterConfig({
+      clusterName: "sim",
+      workers: running.workers,
+      controlUrl: running.controlUrl,
+      delayMs: 1_500,
+      restartMs: 300,
+      pollIntervalMs: 200,
+      quietPeriodMs: 300,
+      consecutivePolls: 2,
+    });
     await writeFile(config, stringify({ clusters: { sim: cluster } }));
 
     const first = runCli(config);

@@ -1,0 +1,169 @@
+import { randomUUID } from "node:crypto";
+import { Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  App,
+  type CustomRoute,
+  HTTPReceiver,
+  LogLevel,
+  type Logger as SlackLogger,
+  SocketModeReceiver,
+} from "@slack/bolt";
+import type { Logger } from "pino";
+import type { BotService } from "./bot-service.js";
+import { registerApprovalActions } from "./listeners/actions/register-actions.js";
+import { createConnectRollCommand } from "./listeners/commands/connect-roll.js";
+import type { Notifier } from "./notifier.js";
+import type { SlackWebApi } from "./slack-web-api.js";
+
+export type SlackTransport =
+  | { readonly kind: "http"; readonly signingSecret: string }
+  /** Socket Mode; `/healthz` and `/readyz` are served on `start(port)`'s port. */
+  | { readonly kind: "socket"; readonly appToken: string; readonly healthPort: number };
+
+export type Readiness = { ready: true } | { ready: false; reason: string };
+
+export interface SlackAppDeps {
+  readonly transport: SlackTransport;
+  readonly botToken: string;
+  /** Base URL of the Web API (`…/api/`), for the sandbox and tests. */
+  readonly slackApiUrl?: string;
+  /** Skip `auth.test` at start (tests, sandbox). */
+  readonly botId?: string;
+  readonly botUserId?: string;
+  /** Retries of Bolt's own WebClient; default 2 with a 10 s timeout (tests: 0). */
+  readonly clientRetries?: number;
+  readonly logger: Logger;
+  readonly bot: BotService;
+  readonly notifier: Notifier;
+  readonly api: SlackWebApi;
+  /** Readiness for `/readyz` (store reachable, config loaded). */
+  readonly ready: () => Promise<Readiness>;
+  readonly commandName?: string;
+  readonly replyWithinMs?: number;
+  readonly parentWaitMs?: number;
+  readonly newJobId?: () => string;
+  readonly onJobChannel?: (jobId: string, channel: string) => void;
+}
+
+export interface SlackApp {
+  readonly app: App;
+  /** Starts listening (HTTP: on `port`, 0 = any free port); resolves with the port actually used. */
+  start(port: number): Promise<{ port: number }>;
+  /** Stops taking commands, then stops the receiver. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** The Slack app: Bolt in HTTP mode (`/slack/events`) or Socket Mode, the command, the buttons, health routes. */
+export function createSlackApp(deps: SlackAppDeps): SlackApp {
+  const log = deps.logger.child({ component: "slack-app" });
+  let accepting = true;
+  let stopping: Promise<void> | undefined;
+  const routes = healthRoutes(deps.ready);
+  const boltLogger = toBoltLogger(deps.logger.child({ component: "bolt" }));
+  const receiver =
+    deps.transport.kind === "http"
+      ? new HTTPReceiver({
+          signingSecret: deps.transport.signingSecret,
+          endpoints: "/slack/events",
+          customRoutes: routes,
+          logger: boltLogger,
+          processBeforeResponse: false,
+        })
+      : new SocketModeReceiver({
+          appToken: deps.transport.appToken,
+          customRoutes: routes,
+          installerOptions: { port: deps.transport.healthPort },
+          logger: boltLogger,
+        });
+  const retries = deps.clientRetries ?? 2;
+  const deferInit = deps.botId === undefined || deps.botUserId === undefined;
+  const app = new App({
+    token: deps.botToken,
+    receiver,
+    logger: boltLogger,
+    // auth.test (when botId/botUserId are not given) runs in start(), so a bad token fails start instead of crashing later.
+    deferInitialization: deferInit,
+    ...(deps.botId === undefined ? {} : { botId: deps.botId }),
+    ...(deps.botUserId === undefined ? {} : { botUserId: deps.botUserId }),
+    clientOptions: {
+      ...(deps.slackApiUrl === undefined ? {} : { slackApiUrl: deps.slackApiUrl }),
+      retryConfig: { retries },
+      timeout: 10_000,
+    },
+  });
+  const commandName = deps.commandName ?? "/connect-roll";
+  app.command(
+    commandName,
+    createConnectRollCommand({
+      bot: deps.bot,
+      notifier: deps.notifier,
+      api: deps.api,
+      logger: deps.logger,
+      commandName,
+      newJobId: deps.newJobId ?? (() => `cr-${randomUUID().slice(0, 8)}`),
+      replyWithinMs: deps.replyWithinMs ?? 2_000,
+      parentWaitMs: deps.parentWaitMs ?? 5_000,
+      accepting: () => accepting,
+      onJobChannel: deps.onJobChannel ?? (() => undefined),
+    }),
+  );
+  registerApprovalActions(app, { bot: deps.bot, api: deps.api, logger: deps.logger });
+  app.error(async (err) => {
+    log.error({ err }, "unhandled error in a Slack listener");
+  });
+
+  return {
+    app,
+    async start(port) {
+      if (deferInit) await app.init();
+      const started = await app.start(port);
+      if (started instanceof Server) return { port: (started.address() as AddressInfo).port };
+      return { port: deps.transport.kind === "socket" ? deps.transport.healthPort : port };
+    },
+    stop() {
+      stopping ??= (async () => {
+        accepting = false;
+        await app.stop().catch((err: unknown) => log.warn({ err }, "receiver stop failed"));
+      })();
+      return stopping;
+    },
+  };
+}
+
+function healthRoutes(ready: () => Promise<Readiness>): CustomRoute[] {
+  const json = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify(body));
+  };
+  return [
+    { path: "/healthz", method: ["GET"], handler: (_req, res) => json(res, 200, { ok: true }) },
+    {
+      path: "/readyz",
+      method: ["GET"],
+      handler: (_req, res) => {
+        ready().then(
+          (r) => (r.ready ? json(res, 200, { ok: true }) : json(res, 503, { ok: false, reason: r.reason })),
+          () => json(res, 503, { ok: false, reason: "readiness check failed" }),
+        );
+      },
+    },
+  ];
+}
+
+/** Bolt's logger interface over pino (Bolt's info is our debug: it is chatty). */
+function toBoltLogger(logger: Logger): SlackLogger {
+  let level: LogLevel = LogLevel.INFO;
+  const text = (args: unknown[]) => args.map((a) => (typeof a === "string" ? a : String(a))).join(" ");
+  return {
+    debug: (...args) => logger.debug({ detail: text(args) }, "bolt"),
+    info: (...args) => logger.debug({ detail: text(args) }, "bolt"),
+    warn: (...args) => logger.warn({ detail: text(args) }, "bolt"),
+    error: (...args) => logger.error({ detail: text(args) }, "bolt"),
+    setLevel: (next) => {
+      level = next;
+    },
+    getLevel: () => level,
+    setName: () => undefined,
+  };
+}

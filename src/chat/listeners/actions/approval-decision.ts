@@ -1,0 +1,68 @@
+import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
+import type { Logger } from "pino";
+import type { Decision } from "../../../core/rollout/rollout-types.js";
+import { ActionId, decodeActionValue } from "../../action-ids.js";
+import { type BotService, notice } from "../../bot-service.js";
+import type { SlackMessage, SlackWebApi } from "../../slack-web-api.js";
+
+export interface ApprovalActionDeps {
+  readonly bot: BotService;
+  readonly api: SlackWebApi;
+  readonly logger: Logger;
+}
+
+type Args = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
+
+/** The decision each approval button stands for. */
+export const DECISION_OF_ACTION = {
+  [ActionId.Approve]: "approve",
+  [ActionId.Abort]: "abort",
+  [ActionId.KeepWaiting]: "keep-waiting",
+  [ActionId.ContinueAnyway]: "continue",
+} as const satisfies Record<ActionId, Decision>;
+
+/**
+ * A click on an approval prompt's button, on any replica: ack at once, check the clicker, record the decision durably
+ * (first writer wins). The replica running the job picks it up and updates the prompt; refusals, duplicate and late
+ * clicks get an ephemeral answer and change nothing.
+ */
+export function createApprovalActionListener(
+  decision: Decision,
+  deps: ApprovalActionDeps,
+): (args: Args) => Promise<void> {
+  return async ({ ack, body, action }) => {
+    await ack();
+    const userId = body.user.id;
+    const channel = body.channel?.id ?? body.container.channel_id;
+    const threadTs = body.message?.thread_ts ?? body.message?.ts;
+    const log = deps.logger.child({ component: "approval-action", slackUserId: userId, decision });
+    const tell = async (m: SlackMessage) => {
+      if (typeof channel !== "string") return;
+      await deps.api
+        .postEphemeral({ channel, user: userId, ...m, ...(typeof threadTs === "string" ? { threadTs } : {}) })
+        .catch((err: unknown) => log.error({ err }, "could not answer a click"));
+    };
+    const value = decodeActionValue(action.value ?? "");
+    if (value.kind === "error" || value.value.approvalId === undefined) {
+      log.warn(
+        { reason: value.kind === "error" ? value.message : "no approval id" },
+        "malformed button value",
+      );
+      await tell(notice("This button is not valid", ["Nothing was changed."]));
+      return;
+    }
+    const { jobId, approvalId } = value.value;
+    try {
+      const outcome = await deps.bot.decideApproval({ jobId, approvalId, decision, userId });
+      if (outcome.kind === "refused") await tell(outcome.reply);
+      else log.info({ jobId, approvalId }, "decision recorded");
+    } catch (err) {
+      log.error({ err, jobId }, "decision could not be recorded");
+      await tell(
+        notice("Your click could not be recorded", [
+          "The bot could not reach its store; nothing was changed. Try again in a moment.",
+        ]),
+      );
+    }
+  };
+}

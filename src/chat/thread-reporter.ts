@@ -1,0 +1,136 @@
+import type { Logger } from "pino";
+import type { PendingApproval, RolloutEvent, RolloutState } from "../core/rollout/rollout-types.js";
+import type { Notifier } from "./notifier.js";
+import type { SlackMessage } from "./slack-web-api.js";
+import { renderApprovalDecided, renderApprovalPrompt } from "./views/render-approval.js";
+import { renderFinalReport } from "./views/render-final-report.js";
+import { renderParent } from "./views/render-parent.js";
+import { renderStepReply } from "./views/render-step-reply.js";
+
+/** Notifier keys of a job's thread messages (one place, so the command handler and the reporter agree). */
+export const threadKeys = {
+  parent: (jobId: string) => `${jobId}:parent`,
+  step: (jobId: string, step: number) => `${jobId}:step:${step}`,
+  approval: (jobId: string, approvalId: string) => `${jobId}:approval:${approvalId}`,
+  note: (jobId: string, n: number) => `${jobId}:note:${n}`,
+  report: (jobId: string) => `${jobId}:report`,
+} as const;
+
+export interface ThreadReporterOptions {
+  readonly notifier: Notifier;
+  readonly jobId: string;
+  readonly channel: string;
+  /** The parent's ts when known from the job record (a replica that takes the job over adopts it). */
+  readonly parentTs: string | null;
+  /** Clock of the runner (views show durations in its time). */
+  readonly now: () => number;
+  /** This replica's id, shown when it takes a job over. */
+  readonly replicaId: string;
+  readonly logger: Logger;
+}
+
+/** The placeholder parent posted before the rollout starts (the engine has no state yet). */
+export function startingParent(cluster: string, argument: string, requestedBy: string): SlackMessage {
+  const text = `connect-roll · ${cluster} → ${argument}: starting (requested by <@${requestedBy}>)`;
+  return { text, blocks: [{ type: "section", text: { type: "mrkdwn", text: `⏳ ${text}` } }] };
+}
+
+/** What the parent becomes when the rollout could not start after all (lock taken meanwhile, store down). */
+export function notStartedParent(cluster: string, argument: string, why: string): SlackMessage {
+  const text = `connect-roll · ${cluster} → ${argument}: not started: ${why}`;
+  return { text, blocks: [{ type: "section", text: { type: "mrkdwn", text: `🚫 ${text}` } }] };
+}
+
+/**
+ * Turns the runner's events into the Slack thread: the parent (a bounded live summary, updated in place), one reply
+ * per worker step (updated as it moves), approval prompts (updated after the decision), short notes (paused, resumed,
+ * taken over) and the final report (in the parent and as a broadcast reply). Never blocks and never throws: the
+ * notifier queues, coalesces and retries, so Slack being slow or down never slows the rollout.
+ */
+export function createThreadReporter(
+  options: ThreadReporterOptions,
+): (event: RolloutEvent, state: RolloutState) => void {
+  const { notifier, jobId, channel } = options;
+  const log = options.logger.child({ component: "thread-reporter", jobId });
+  const parentKey = threadKeys.parent(jobId);
+  const approvals = new Map<string, PendingApproval>();
+  let notes = 0;
+  if (options.parentTs !== null) notifier.adopt(channel, parentKey, options.parentTs);
+
+  const reply = (key: string, message: SlackMessage, broadcast = false) =>
+    notifier.post(channel, message, {
+      key,
+      threadKey: parentKey,
+      ...(broadcast ? { replyBroadcast: true } : {}),
+    });
+  const note = (text: string) => {
+    notes += 1;
+    reply(threadKeys.note(jobId, notes), { text });
+  };
+
+  function showStep(state: RolloutState, stepNumber: number): void {
+    const step = state.steps.find((s) => s.step === stepNumber);
+    if (step === undefined) return;
+    const message = renderStepReply(state, step, options.now());
+    const key = threadKeys.step(jobId, stepNumber);
+    reply(key, message);
+    notifier.update(channel, key, message);
+  }
+
+  function handle(event: RolloutEvent, state: RolloutState): void {
+    switch (event.kind) {
+      case "step-started":
+      case "restart-issued":
+      case "worker-back":
+      case "gate-waiting":
+      case "step-settled":
+      case "step-skipped":
+        showStep(state, event.step);
+        break;
+      case "approval-requested":
+        approvals.set(event.approval.id, event.approval);
+        reply(threadKeys.approval(jobId, event.approval.id), renderApprovalPrompt(state, event.approval));
+        break;
+      case "approval-decided": {
+        const asked = approvals.get(event.approval.id);
+        if (asked === undefined) {
+          note(`Approval ${event.approval.kind}: ${event.approval.decision} by <@${event.approval.by}>`);
+        } else {
+          notifier.update(
+            channel,
+            threadKeys.approval(jobId, asked.id),
+            renderApprovalDecided(state, asked, event.approval),
+          );
+        }
+        if (event.approval.step !== null) showStep(state, event.approval.step);
+        break;
+      }
+      case "rollout-paused":
+        note(`⏸️ Paused by <@${event.by}> before step ${event.step}.`);
+        break;
+      case "rollout-resumed":
+        note(`▶️ Resumed by <@${event.by}> at step ${event.step}.`);
+        break;
+      case "rollout-taken-over":
+        note(
+          `🔁 Resumed by replica \`${options.replicaId}\` from the last checkpoint (the previous one stopped).`,
+        );
+        break;
+      case "rollout-finished":
+        reply(threadKeys.report(jobId), renderFinalReport(state, options.now()), true);
+        break;
+      case "rollout-planned":
+      case "step-reordered":
+        break;
+    }
+    notifier.update(channel, parentKey, renderParent(state, options.now()));
+  }
+
+  return (event, state) => {
+    try {
+      handle(event, state);
+    } catch (err) {
+      log.error({ err, event: event.kind }, "thread reporter failed on an event");
+    }
+  };
+}

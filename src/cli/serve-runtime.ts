@@ -1,0 +1,226 @@
+import type { Logger } from "pino";
+import { createSlackApp, type Readiness, type SlackApp, type SlackTransport } from "../chat/app.js";
+import { createAuthorizer } from "../chat/authorize.js";
+import { type BotService, createBotService } from "../chat/bot-service.js";
+import type { Notifier } from "../chat/notifier.js";
+import { createSlackApprovalSource } from "../chat/slack-approval-source.js";
+import type { SlackWebApi } from "../chat/slack-web-api.js";
+import { createThreadNotifier } from "../chat/thread-notifier.js";
+import { createThreadReporter } from "../chat/thread-reporter.js";
+import type { Config } from "../config/schema.js";
+import type { Clock } from "../core/clock.js";
+import { AppError, ErrorCode } from "../core/errors.js";
+import { planRollout } from "../core/plan/plan-rollout.js";
+import type { JobRecord } from "../jobs/job-record.js";
+import type { JobStore } from "../jobs/job-store.js";
+import { createRolloutService, type RolloutService } from "../jobs/rollout-service.js";
+import {
+  createReaderFor,
+  createRestarterFor,
+  restartTargetsFor,
+  rolloutSettingsFor,
+} from "./compose-cluster.js";
+
+export interface ServeRuntimeOptions {
+  readonly config: Config;
+  readonly store: JobStore;
+  /** The Web API the notifier, the user-group lookups and the ephemeral answers use. */
+  readonly api: SlackWebApi;
+  readonly transport: SlackTransport;
+  readonly botToken: string;
+  readonly slackApiUrl?: string;
+  readonly botId?: string;
+  readonly botUserId?: string;
+  readonly clientRetries?: number;
+  readonly logger: Logger;
+  /** This replica's id (lock holder, "resumed by"). */
+  readonly replicaId: string;
+  readonly lockTtlMs: number;
+  /** Wall clock: Slack pacing, change windows, decisions. */
+  readonly wallClock: Clock;
+  /** The rollout engine's clock; default the wall clock (tests: the simulator's). */
+  readonly runnerClock?: Clock;
+  /** Environment for executor and Connect secrets. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly notifier?: { postIntervalMs?: number; minUpdateIntervalMs?: number; baseBackoffMs?: number };
+  readonly approvalPollMs?: number;
+  /** How often orphaned rollouts are looked for. Default 15 s. */
+  readonly orphanSweepMs?: number;
+  readonly groupCacheTtlMs?: number;
+  readonly replyWithinMs?: number;
+  readonly parentWaitMs?: number;
+}
+
+export interface ServeRuntime {
+  readonly slack: SlackApp;
+  readonly bot: BotService;
+  readonly service: RolloutService;
+  readonly notifier: Notifier;
+  start(port: number): Promise<{ port: number }>;
+  /** Graceful: stop taking commands, let runners checkpoint and release their locks, flush Slack, close the store. */
+  stop(): Promise<void>;
+}
+
+/** Wires the bot: store, rollout service (runner + thread reporter + Slack approvals), bot service, Bolt app. */
+export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
+  const log = o.logger.child({ component: "serve" });
+  const runnerClock = o.runnerClock ?? o.wallClock;
+  const notifier = createThreadNotifier({
+    api: o.api,
+    clock: o.wallClock,
+    logger: o.logger,
+    ...(o.notifier ?? {}),
+  });
+  const approvals = createSlackApprovalSource({
+    store: o.store,
+    ...(o.approvalPollMs === undefined ? {} : { pollMs: o.approvalPollMs }),
+  });
+  const jobChannels = new Map<string, string>();
+
+  function clusterOf(job: JobRecord) {
+    const cluster = o.config.clusters[job.cluster];
+    if (cluster === undefined)
+      throw new AppError(
+        ErrorCode.ClusterUnknown,
+        `cluster ${job.cluster} is not in this replica's configuration`,
+      );
+    return cluster;
+  }
+
+  const service = createRolloutService({
+    store: o.store,
+    clock: runnerClock,
+    logger: o.logger,
+    owner: o.replicaId,
+    lockTtlMs: o.lockTtlMs,
+    depsFor: (job) => {
+      const cluster = clusterOf(job);
+      const compose = { name: job.cluster, cluster, env: o.env, logger: o.logger };
+      const channel = job.thread?.channel ?? jobChannels.get(job.id);
+      return {
+        store: o.store,
+        reader: createReaderFor({ ...compose, now: runnerClock.now, sleep: runnerClock.sleep }),
+        restarter: createRestarterFor(compose),
+        clock: runnerClock,
+        logger: o.logger,
+        approvals,
+        workers: restartTargetsFor(cluster),
+        ...(channel === undefined
+          ? {}
+          : {
+              onEvent: createThreadReporter({
+                notifier,
+                jobId: job.id,
+                channel,
+                parentTs: job.thread?.ts ?? null,
+                now: runnerClock.now,
+                replicaId: o.replicaId,
+                logger: o.logger,
+              }),
+            }),
+      };
+    },
+    onFinished: (job) => jobChannels.delete(job.id),
+  });
+
+  const authorizer = createAuthorizer({
+    lookupUserGroup: (groupId) => o.api.usergroupsUsersList(groupId),
+    cacheTtlMs: o.groupCacheTtlMs ?? 5 * 60_000,
+    now: o.wallClock.now,
+  });
+
+  const bot = createBotService({
+    config: o.config,
+    store: o.store,
+    service,
+    authorizer,
+    now: o.wallClock.now,
+    logger: o.logger,
+    settingsFor: (cluster, pace) => rolloutSettingsFor(cluster, pace === undefined ? {} : { pace }),
+    async planFor(name, cluster, target, pace) {
+      const reader = createReaderFor({ name, cluster, env: o.env, logger: o.logger });
+      try {
+        const snapshot = await reader.read();
+        return planRollout(
+          snapshot,
+          target,
+          rolloutSettingsFor(cluster, pace === undefined ? {} : { pace }).planPolicy,
+        );
+      } finally {
+        await reader.close();
+      }
+    },
+  });
+
+  async function ready(): Promise<Readiness> {
+    try {
+      await o.store.ping();
+      return { ready: true };
+    } catch {
+      return { ready: false, reason: "store unreachable" };
+    }
+  }
+
+  const slack = createSlackApp({
+    transport: o.transport,
+    botToken: o.botToken,
+    ...(o.slackApiUrl === undefined ? {} : { slackApiUrl: o.slackApiUrl }),
+    ...(o.botId === undefined ? {} : { botId: o.botId }),
+    ...(o.botUserId === undefined ? {} : { botUserId: o.botUserId }),
+    ...(o.clientRetries === undefined ? {} : { clientRetries: o.clientRetries }),
+    ...(o.replyWithinMs === undefined ? {} : { replyWithinMs: o.replyWithinMs }),
+    ...(o.parentWaitMs === undefined ? {} : { parentWaitMs: o.parentWaitMs }),
+    logger: o.logger,
+    bot,
+    notifier,
+    api: o.api,
+    ready,
+    onJobChannel: (jobId, channel) => jobChannels.set(jobId, channel),
+  });
+
+  let sweeper: NodeJS.Timeout | undefined;
+  let stopping: Promise<void> | undefined;
+  const sweep = async () => {
+    try {
+      const taken = await service.resumeOrphans();
+      if (taken.length > 0) log.warn({ count: taken.length }, "orphaned rollouts resumed");
+    } catch (err) {
+      log.error({ err }, "orphan sweep failed");
+    }
+  };
+
+  return {
+    slack,
+    bot,
+    service,
+    notifier,
+    async start(port) {
+      const started = await slack.start(port);
+      await sweep();
+      sweeper = setInterval(() => void sweep(), o.orphanSweepMs ?? 15_000);
+      sweeper.unref();
+      log.info(
+        { port: started.port, replicaId: o.replicaId, transport: o.transport.kind },
+        "connect-roll bot started",
+      );
+      return started;
+    },
+    stop() {
+      stopping ??= (async () => {
+        if (sweeper !== undefined) clearInterval(sweeper);
+        const steps: [string, () => Promise<unknown>][] = [
+          ["slack app", () => slack.stop()],
+          ["rollout runs", () => service.close()],
+          ["thread notifier flush", () => notifier.flush(5_000)],
+          ["thread notifier", () => notifier.close()],
+          ["job store", () => o.store.close()],
+        ];
+        for (const [what, step] of steps) {
+          await step().catch((err: unknown) => log.warn({ err, what }, "shutdown step failed"));
+        }
+        log.info("connect-roll bot stopped");
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { CHANNEL, type Harness, REQUESTER, startHarness, textOf } from "../harness.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe("/connect-roll <cluster> <version>", () => {
+  it("acks at once, then posts the parent, one reply per worker, parent updates and the broadcast report", async () => {
+    h = await startHarness();
+    const harness = h;
+    const started = Date.now();
+    const ack = await harness.command("sim v3.7");
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(ack.status).toBe(200);
+    expect(ack.json()).toMatchObject({ response_type: "ephemeral" });
+    expect(ack.text).toContain("Starting the rollout of sim to v3.7");
+
+    const parent = await harness.waitFor(() => harness.parents()[0], 5000, "parent posted");
+    const report = await harness.waitFor(
+      () => harness.thread(parent.ts).replies.find((r) => textOf(r).includes("succeeded")),
+      20_000,
+      "final report",
+    );
+    const thread = harness.thread(parent.ts);
+    const stepReplies = thread.replies.filter((r) => /^Step \d\/3/.test(r.text));
+    expect(stepReplies).toHaveLength(3);
+    expect(stepReplies.every((r) => r.edits > 0)).toBe(true);
+    expect(thread.parent.edits).toBeGreaterThan(0);
+    const posts = harness.fake.calls("chat.postMessage");
+    const reportCall = posts.find(
+      (c) => c.params.thread_ts === parent.ts && String(c.params.reply_broadcast) === "true",
+    );
+    expect(reportCall).toBeDefined();
+    expect(report.threadTs).toBe(parent.ts);
+    await harness.waitFor(
+      () => textOf(harness.thread(parent.ts).parent).includes("succeeded") || undefined,
+      5000,
+      "parent shows the result",
+    );
+    expect(harness.parents()).toHaveLength(1);
+    expect(harness.sim.cluster.state().workers.every((w) => w.version.startsWith("3.7"))).toBe(true);
+    expect(harness.fake.calls("chat.postMessage")[0]?.params.channel).toBe(CHANNEL);
+    expect(REQUESTER).toBeTruthy();
+  });
+});

@@ -1,0 +1,303 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Redis } from "ioredis";
+import pino from "pino";
+import { createWebClientSlackWebApi } from "../../../src/chat/web-client-slack-web-api.js";
+import { simRunnerClock } from "../../../src/cli/in-process-rollout.js";
+import { createServeRuntime, type ServeRuntime } from "../../../src/cli/serve-runtime.js";
+import { simClusterConfig } from "../../../src/cli/sim-cluster-config.js";
+import { configSchema } from "../../../src/config/schema.js";
+import { createRedisJobStore } from "../../../src/jobs/redis-job-store.js";
+import { systemClock } from "../../../src/jobs/system-clock.js";
+import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../../src/sandbox/slack-web-api.js";
+import {
+  buildBlockActionRequest,
+  buildSlashCommandRequest,
+  type SignedRequest,
+} from "../../../src/sandbox/web-api-signed-requests.js";
+import type { StoredMessage, ThreadView } from "../../../src/sandbox/web-api-store.js";
+import { type RunningSim, startSim } from "../../../src/sim/start-sim.js";
+
+export const SECRET = "test-signing-secret-0123";
+export const BOT_TOKEN = "xoxb-test-token";
+export const CHANNEL = "CROLL0001";
+export const OTHER_CHANNEL = "COTHER001";
+export const REQUESTER = "UREQ00001";
+export const APPROVER = "UAPP00001";
+/** A member of the approvers' user group (not listed by id). */
+export const GROUP_APPROVER = "UGRP00001";
+export const APPROVER_GROUP = "SAPPROVE1";
+export const STRANGER = "USTRANGE1";
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export interface HarnessOptions {
+  /** Simulated Kafka version of the workers; default 3.6.1. */
+  readonly version?: string;
+  /** Declared and simulated connect.protocol (eager: every step is an eager window). */
+  readonly eager?: boolean;
+  /** Bolt replicas sharing Redis; default 1. */
+  readonly replicas?: number;
+  readonly workers?: number;
+  /** Change windows of every cluster (default: none, always open). */
+  readonly changeWindows?: readonly { days: string[]; start: string; end: string; timezone: string }[];
+}
+
+export interface HttpReply {
+  readonly status: number;
+  readonly text: string;
+  json(): Record<string, unknown>;
+}
+
+export interface Harness {
+  readonly fake: FakeSlackWebApi;
+  readonly sim: RunningSim;
+  readonly replicas: readonly { runtime: ServeRuntime; port: number; redis: Redis }[];
+  /** What the bot sent to `response_url`s. */
+  readonly responses: Record<string, unknown>[];
+  readonly prefix: string;
+  send(request: SignedRequest, replica?: number, path?: string): Promise<HttpReply>;
+  command(
+    text: string,
+    options?: { user?: string; channel?: string; replica?: number; nowSeconds?: number },
+  ): Promise<HttpReply>;
+  click(input: {
+    actionId: string;
+    value: string;
+    messageTs: string;
+    threadTs?: string;
+    user: string;
+    replica?: number;
+  }): Promise<HttpReply>;
+  get(path: string, replica?: number): Promise<HttpReply>;
+  parents(channel?: string): StoredMessage[];
+  thread(parentTs: string, channel?: string): ThreadView;
+  waitFor<T>(probe: () => T | undefined | null | false, timeoutMs?: number, what?: string): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+  const prefix = `test-app-${randomUUID()}:`;
+  const fake = await startFakeSlackWebApi({ botToken: BOT_TOKEN });
+  fake.store.setUserGroup(APPROVER_GROUP, [GROUP_APPROVER]);
+  const responses: Record<string, unknown>[] = [];
+  const responseServer = await startResponseRecorder(responses);
+  const responseUrl = `http://127.0.0.1:${(responseServer.address() as AddressInfo).port}/response`;
+  const sim = await startSim({
+    virtualTime: false,
+    speed: 20,
+    workers: options.workers ?? 3,
+    connectors: 3,
+    tasksPerConnector: 2,
+    version: options.version ?? "3.6.1",
+    connectProtocol: options.eager === true ? "eager" : null,
+    delayMs: 2000,
+    restartMs: 500,
+    seed: 5,
+  });
+  await waitUntil(() => {
+    const state = sim.cluster.state();
+    return (
+      state.tasks.length === 6 &&
+      state.tasks.every((t) => t.state === "RUNNING") &&
+      state.heldTasks.length === 0
+    );
+  }, 10_000);
+  const cluster = {
+    ...simClusterConfig({
+      clusterName: "sim",
+      workers: sim.workers,
+      controlUrl: sim.controlUrl,
+      delayMs: 2000,
+      restartMs: 500,
+      pollIntervalMs: 200,
+      consecutivePolls: 2,
+      quietPeriodMs: 500,
+    }),
+    connect: { scheduledRebalanceMaxDelayMs: 2000, ...(options.eager === true ? { protocol: "eager" } : {}) },
+  };
+  const config = configSchema.parse({
+    slack: {
+      channels: [CHANNEL],
+      requesters: { users: [REQUESTER, APPROVER] },
+      approvers: { users: [APPROVER], userGroups: [APPROVER_GROUP] },
+      fourEyes: true,
+      changeWindows: options.changeWindows ?? [],
+    },
+    clusters: { sim: cluster, "sim-eu": cluster, "prod-cluster": cluster },
+  });
+  const replicas: { runtime: ServeRuntime; port: number; redis: Redis }[] = [];
+  for (let i = 0; i < (options.replicas ?? 1); i += 1) {
+    const redis = new Redis(REDIS_URL, {
+      commandTimeout: 2000,
+      maxRetriesPerRequest: 2,
+      enableOfflineQueue: false,
+      lazyConnect: true,
+    });
+    await redis.connect();
+    const api = createWebClientSlackWebApi({
+      token: BOT_TOKEN,
+      slackApiUrl: fake.apiUrl,
+      logger,
+      timeoutMs: 5000,
+    });
+    const runtime = createServeRuntime({
+      config,
+      store: createRedisJobStore({ redis, prefix }),
+      api,
+      transport: { kind: "http", signingSecret: SECRET },
+      botToken: BOT_TOKEN,
+      slackApiUrl: fake.apiUrl,
+      botId: "BBOT0001",
+      botUserId: fake.botUserId,
+      clientRetries: 0,
+      logger: logger.child({ replica: i }),
+      replicaId: `replica-${i}`,
+      lockTtlMs: 5000,
+      wallClock: systemClock,
+      runnerClock: simRunnerClock(sim),
+      env: {},
+      notifier: { postIntervalMs: 20, minUpdateIntervalMs: 50, baseBackoffMs: 50 },
+      approvalPollMs: 100,
+      orphanSweepMs: 60_000,
+      parentWaitMs: 3000,
+    });
+    const { port } = await runtime.start(0);
+    replicas.push({ runtime, port, redis });
+  }
+
+  async function send(request: SignedRequest, replica = 0, path = "/slack/events"): Promise<HttpReply> {
+    const target = replicas[replica];
+    if (target === undefined) throw new Error(`no replica ${replica}`);
+    const response = await fetch(`http://127.0.0.1:${target.port}${path}`, {
+      method: "POST",
+      headers: request.headers,
+      body: request.body,
+    });
+    return reply(response.status, await response.text());
+  }
+
+  let triggers = 0;
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  return {
+    fake,
+    sim,
+    replicas,
+    responses,
+    prefix,
+    send,
+    command(text, o = {}) {
+      triggers += 1;
+      const request = buildSlashCommandRequest({
+        secret: SECRET,
+        command: "/connect-roll",
+        text,
+        userId: o.user ?? REQUESTER,
+        userName: o.user ?? REQUESTER,
+        channelId: o.channel ?? CHANNEL,
+        teamId: "T0SANDBOX",
+        responseUrl,
+        triggerId: `trigger-${prefix}-${triggers}`,
+        nowSeconds: o.nowSeconds ?? nowSeconds(),
+      });
+      return send(request, o.replica ?? 0);
+    },
+    click(input) {
+      const request = buildBlockActionRequest({
+        secret: SECRET,
+        userId: input.user,
+        channelId: CHANNEL,
+        messageTs: input.messageTs,
+        ...(input.threadTs === undefined ? {} : { threadTs: input.threadTs }),
+        actionId: input.actionId,
+        value: input.value,
+        responseUrl,
+        nowSeconds: nowSeconds(),
+      });
+      return send(request, input.replica ?? 0);
+    },
+    async get(path, replica = 0) {
+      const response = await fetch(`http://127.0.0.1:${replicas[replica]?.port ?? 0}${path}`);
+      return reply(response.status, await response.text());
+    },
+    parents: (channel = CHANNEL) => fake.store.channelMessages(channel),
+    thread(parentTs, channel = CHANNEL) {
+      const view = fake.store.thread(channel, parentTs);
+      if (view === undefined) throw new Error(`no thread ${parentTs}`);
+      return view;
+    },
+    async waitFor(probe, timeoutMs = 15_000, what = "condition") {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = probe();
+        if (value !== undefined && value !== null && value !== false) return value;
+        if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    async close() {
+      for (const r of replicas) await r.runtime.stop();
+      for (const r of replicas) await r.redis.quit().catch(() => r.redis.disconnect());
+      const cleaner = new Redis(REDIS_URL);
+      const keys = await cleaner.keys(`${prefix}*`);
+      if (keys.length > 0) await cleaner.del(...keys);
+      await cleaner.quit();
+      await sim.close();
+      await fake.close();
+      await new Promise<void>((resolve) => {
+        responseServer.close(() => resolve());
+        responseServer.closeAllConnections();
+      });
+    },
+  };
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`simulator not stable within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function reply(status: number, text: string): HttpReply {
+  return { status, text, json: () => (text === "" ? {} : (JSON.parse(text) as Record<string, unknown>)) };
+}
+
+async function startResponseRecorder(into: Record<string, unknown>[]): Promise<Server> {
+  const server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => {
+      body += chunk.toString("utf8");
+    });
+    request.on("end", () => {
+      try {
+        into.push(JSON.parse(body) as Record<string, unknown>);
+      } catch {
+        into.push({ raw: body });
+      }
+      response.writeHead(200, { "content-type": "text/plain" });
+      response.end("ok");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  return server;
+}
+
+/** The value and ts of the button `actionId` in a thread's replies. */
+export function findButton(thread: ThreadView, actionId: string): { value: string; ts: string } | undefined {
+  for (const message of thread.replies) {
+    for (const block of message.blocks ?? []) {
+      const elements = (block as { elements?: { action_id?: string; value?: string }[] }).elements ?? [];
+      const button = elements.find((e) => e.action_id === actionId);
+      if (button?.value !== undefined) return { value: button.value, ts: message.ts };
+    }
+  }
+  return undefined;
+}
+
+/** Everything a message says (text and blocks), for `toContain` checks. */
+export function textOf(message: { text: string; blocks?: unknown[] } | undefined): string {
+  return message === undefined ? "" : `${message.text}\n${JSON.stringify(message.blocks ?? [])}`;
+}

@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type Harness, startHarness } from "./harness.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe("Slack answering 429 with Retry-After", () => {
+  it("messages arrive late, none is lost, and the rollout is not slowed", async () => {
+    h = await startHarness();
+    const harness = h;
+    await harness.command("sim v3.7");
+    const parent = await harness.waitFor(() => harness.parents()[0], 5000, "parent posted");
+    harness.fake.failNext("chat.postMessage", { status: 429, retryAfterSeconds: 2, times: 2 });
+    harness.fake.failNext("chat.update", { status: 429, retryAfterSeconds: 2, times: 2 });
+    const started = Date.now();
+    await harness.waitFor(
+      () => harness.replicas[0]?.runtime.service.running().length === 0,
+      15_000,
+      "rollout finished",
+    );
+    const rolloutMs = Date.now() - started;
+    const reportAtFinish = harness.thread(parent.ts).replies.some((r) => r.text.includes("succeeded after"));
+    expect(reportAtFinish).toBe(false);
+    expect(rolloutMs).toBeLessThan(3500);
+    await harness.waitFor(
+      () => harness.thread(parent.ts).replies.find((r) => r.text.includes("succeeded after")),
+      20_000,
+      "report caught up",
+    );
+    const thread = harness.thread(parent.ts);
+    expect(thread.replies.filter((r) => /^Step \d\/3/.test(r.text))).toHaveLength(3);
+    await harness.waitFor(
+      () => harness.thread(parent.ts).replies.filter((r) => r.text.includes("settled in")).length === 3,
+      10_000,
+      "steps caught up",
+    );
+    await harness.waitFor(
+      () => harness.thread(parent.ts).parent.text.includes("succeeded"),
+      10_000,
+      "parent caught up",
+    );
+    expect(harness.fake.calls().filter((c) => c.status === 429).length).toBeGreaterThanOrEqual(2);
+  });
+});
