@@ -18,7 +18,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** Starts an eager rollout (2.3 workers on connect.protocol=eager → 3.7) and waits for its first approval prompt. */
+/** Starts an eager rollout (2.2 workers → 3.7: the group runs eager) and waits for its first approval prompt. */
 async function startAtPrompt(harness: Harness, requester = REQUESTER) {
   const ack = await harness.command("sim v3.7", { user: requester });
   expect(ack.status).toBe(200);
@@ -47,8 +47,8 @@ const finalReport = (harness: Harness, parentTs: string, result: string) =>
     });
 
 describe("approval buttons", () => {
-  it("a 2.3 → 3.7 rollout on an eager group stops at an approval prompt; Approve continues it to success", async () => {
-    h = await startHarness({ version: "2.3.0", eager: true });
+  it("a 2.2 → 3.7 rollout (eager until the last 2.2 worker leaves) stops at an approval prompt; Approve continues it to success", async () => {
+    h = await startHarness({ version: "2.2.2" });
     const harness = h;
     const { parent, approve } = await startAtPrompt(harness);
     expect(restarts(harness)).toBe(0);
