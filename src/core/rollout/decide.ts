@@ -632,6 +632,20 @@ function sameReasons(a: readonly GateReason[], b: readonly GateReason[]): boolea
   return a.length === b.length && a.every((r, i) => r.code === b[i]?.code && r.message === b[i]?.message);
 }
 
+/** Longest wait between polls while only the scheduled delay holds tasks back: nothing else is expected to change. */
+export const HELD_POLL_CAP_MS = 30_000;
+
+/**
+ * While the only thing the gate waits for is the scheduled delay, poll less often (up to 30 s, and never past the
+ * deadline): a real cluster is spared dozens of identical polls per step. Any other reason keeps the normal interval.
+ */
+export function nextPollMs(pollIntervalMs: number, reasons: readonly GateReason[]): number {
+  const held = reasons.filter((r) => r.code === "held-by-scheduled-delay");
+  if (held.length === 0 || held.length !== reasons.length) return pollIntervalMs;
+  const remaining = Math.min(...held.map((r) => (r.code === "held-by-scheduled-delay" ? (r.remainingMs ?? 0) : 0)));
+  return Math.max(pollIntervalMs, Math.min(HELD_POLL_CAP_MS, remaining - pollIntervalMs));
+}
+
 function onSettling(
   s: RolloutState,
   phase: Extract<Phase, { kind: "settling" }>,
@@ -695,7 +709,7 @@ function onSettling(
     );
   }
   next = { ...next, phase: settlingPhase };
-  return { state: next, effects: [...effects, { kind: "read-cluster", afterMs: s.settings.pollIntervalMs }] };
+  return { state: next, effects: [...effects, { kind: "read-cluster", afterMs: nextPollMs(s.settings.pollIntervalMs, verdict.reasons) }] };
 }
 
 function nextStep(
