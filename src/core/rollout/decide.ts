@@ -642,7 +642,9 @@ export const HELD_POLL_CAP_MS = 30_000;
 export function nextPollMs(pollIntervalMs: number, reasons: readonly GateReason[]): number {
   const held = reasons.filter((r) => r.code === "held-by-scheduled-delay");
   if (held.length === 0 || held.length !== reasons.length) return pollIntervalMs;
-  const remaining = Math.min(...held.map((r) => (r.code === "held-by-scheduled-delay" ? (r.remainingMs ?? 0) : 0)));
+  const remaining = Math.min(
+    ...held.map((r) => (r.code === "held-by-scheduled-delay" ? (r.remainingMs ?? 0) : 0)),
+  );
   return Math.max(pollIntervalMs, Math.min(HELD_POLL_CAP_MS, remaining - pollIntervalMs));
 }
 
@@ -709,7 +711,13 @@ function onSettling(
     );
   }
   next = { ...next, phase: settlingPhase };
-  return { state: next, effects: [...effects, { kind: "read-cluster", afterMs: nextPollMs(s.settings.pollIntervalMs, verdict.reasons) }] };
+  return {
+    state: next,
+    effects: [
+      ...effects,
+      { kind: "read-cluster", afterMs: nextPollMs(s.settings.pollIntervalMs, verdict.reasons) },
+    ],
+  };
 }
 
 function nextStep(
