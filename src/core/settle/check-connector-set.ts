@@ -1,7 +1,7 @@
 import { type ClusterSnapshot, type ConnectorSnapshot, taskKey } from "../snapshot.js";
 import type { GateReason } from "./settle-types.js";
 
-/** The connectors and tasks equal the baseline: none missing, none added, task counts unchanged. */
+/** The connectors and tasks equal the baseline: none missing, task counts unchanged, new ones running. */
 export function checkConnectorSet(
   before: readonly ConnectorSnapshot[],
   now: NonNullable<ClusterSnapshot["connectors"]>,
@@ -28,11 +28,15 @@ export function checkConnectorSet(
     for (const t of b.tasks) if (!ids.has(t.id)) missingTasks.push(taskKey(b.name, t.id));
   }
   const known = new Set(before.map((c) => c.name));
-  for (const c of now.filter((x) => !known.has(x.name))) {
+  // A connector created during the step (the config freeze asks about it before the next restart) only holds the
+  // gate until its own tasks run.
+  const settled = (c: ConnectorSnapshot) =>
+    c.tasks.every((t) => t.state === "RUNNING" || t.state === "PAUSED");
+  for (const c of now.filter((x) => !known.has(x.name) && !settled(x))) {
     reasons.push({
       code: "connector-added",
       connector: c.name,
-      message: `connector ${c.name} appeared during the step`,
+      message: `connector ${c.name} appeared during the step and its tasks are not all RUNNING yet`,
     });
   }
   if (missingTasks.length > 0) {

@@ -49,7 +49,7 @@ const rows: readonly Row[] = [
   {
     code: "connector-added",
     kind: "waiting",
-    state: (b) => b.withConnector("fresh", (c) => c.tasks(1, "RUNNING", "worker-1")),
+    state: (b) => b.withConnector("fresh", (c) => c.tasks(1, "UNASSIGNED", "worker-1")),
   },
   {
     code: "task-count-changed",

@@ -1,0 +1,105 @@
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { runCommand } from "../../src/cli/commands/run.js";
+import { runCli } from "../../src/cli/main.js";
+import { simClusterConfig } from "../../src/cli/sim-cluster-config.js";
+import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+import { captureIo } from "../support/capture-io.js";
+
+const program = { version: "0.0.0", commands: [runCommand] };
+let sim: RunningSim;
+let config: string;
+
+beforeAll(async () => {
+  sim = await startSim({
+    virtualTime: false,
+    workers: 3,
+    connectors: 3,
+    tasksPerConnector: 2,
+    version: "3.6.1",
+    delayMs: 1_000,
+    restartMs: 200,
+    taskStartMs: 50,
+    rebalanceMs: 30,
+    seed: 9,
+  });
+  config = join(tmpdir(), `connect-roll-run-${process.pid}.yml`);
+  const cluster = simClusterConfig({
+    clusterName: "sim",
+    workers: sim.workers,
+    controlUrl: sim.controlUrl,
+    delayMs: 1_000,
+    restartMs: 200,
+    pollIntervalMs: 150,
+    quietPeriodMs: 200,
+    consecutivePolls: 2,
+  });
+  await writeFile(config, stringify({ clusters: { sim: cluster } }));
+  // Real time: let the simulated cluster finish its first rebalance and start every task.
+  const deadline = Date.now() + 10_000;
+  while (
+    !sim.cluster.state().tasks.every((t) => t.state === "RUNNING") ||
+    sim.cluster.state().tasks.length === 0
+  ) {
+    if (Date.now() > deadline) throw new Error("simulator did not start its tasks");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+});
+afterAll(async () => {
+  await sim.close();
+});
+
+describe("connect-roll run", () => {
+  it("refuses a version with shell metacharacters before any executor runs (exit 2)", async () => {
+    for (const bad of ["3.7;rm -rf /", "$(id)", "3.7 && x"]) {
+      const io = captureIo();
+      expect(await runCli(program, ["run", "--config", config, "sim", bad, "--yes"], io)).toBe(2);
+      expect(io.err()).toContain("not an accepted version");
+    }
+    expect(Object.values(sim.cluster.state().counters.restarts).every((n) => n === 0)).toBe(true);
+  });
+
+  it("refuses an unknown cluster with the closest names", async () => {
+    const io = captureIo();
+    expect(await runCli(program, ["run", "--config", config, "sin", "3.7.1"], io)).toBe(2);
+    expect(io.err()).toContain("did you mean sim");
+  });
+
+  it("rolls the cluster and ends --json output with the summary (exit 0)", async () => {
+    const io = captureIo();
+    const code = await runCli(program, ["run", "--config", config, "sim", "v3.7.1", "--yes", "--json"], io);
+    const lines = io
+      .out()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { kind: string; [k: string]: unknown });
+    const summary = lines.at(-1) as {
+      kind: string;
+      result: string;
+      steps: {
+        worker: string;
+        restartMs: number;
+        settleMs: number;
+        tasksMoved: number;
+        taskDowntimeMs: number;
+      }[];
+      totals: Record<string, number>;
+    };
+    expect(code).toBe(0);
+    expect(summary.kind).toBe("summary");
+    expect(summary.result).toBe("succeeded");
+    expect(summary.steps).toHaveLength(3);
+    for (const step of summary.steps) {
+      expect(step.restartMs).toBeGreaterThan(0);
+      expect(step.settleMs).toBeGreaterThanOrEqual(0);
+      expect(typeof step.tasksMoved).toBe("number");
+      expect(typeof step.taskDowntimeMs).toBe("number");
+    }
+    expect(summary.totals.stepsDone).toBe(3);
+    expect(lines.some((l) => l.kind === "rollout-planned")).toBe(true);
+    expect(sim.cluster.state().workers.every((w) => w.version === "3.7.1")).toBe(true);
+  }, 60_000);
+});

@@ -1,0 +1,55 @@
+import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { configCheckCommand } from "../../src/cli/commands/config-check.js";
+import { simCommand } from "../../src/cli/commands/sim.js";
+import { runCli } from "../../src/cli/main.js";
+import { captureIo } from "../support/capture-io.js";
+
+const program = { version: "0.0.0", commands: [simCommand, configCheckCommand] };
+
+describe("connect-roll sim", () => {
+  it("prints one JSON line and writes a config that config check accepts", async () => {
+    const file = join(tmpdir(), `connect-roll-sim-${process.pid}.yml`);
+    const controller = new AbortController();
+    const io = { ...captureIo(), signal: controller.signal };
+    const running = runCli(
+      program,
+      [
+        "sim",
+        "--workers",
+        "6",
+        "--connectors",
+        "12",
+        "--tasks-per-connector",
+        "4",
+        "--virtual-time",
+        "--write-config",
+        file,
+      ],
+      io,
+    );
+    const deadline = Date.now() + 10_000;
+    while (!io.out().includes("\n") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const line = JSON.parse(io.out().split("\n")[0] ?? "{}") as {
+      controlUrl: string;
+      workers: { url: string; metricsUrl: string }[];
+    };
+    expect(line.controlUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(line.workers).toHaveLength(6);
+    expect(line.workers[0]?.metricsUrl).toBe(`${line.workers[0]?.url}/metrics`);
+    while (!(await readFile(file, "utf8").catch(() => "")).includes("clusters") && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    const check = captureIo();
+    expect(await runCli(program, ["config", "check", "--config", file], check)).toBe(0);
+    controller.abort();
+    expect(await running).toBe(0);
+  });
+
+  it("refuses a bad flag value with exit 2", async () => {
+    const io = captureIo();
+    expect(await runCli(program, ["sim", "--workers", "many"], io)).toBe(2);
+    expect(io.err()).toContain("--workers");
+  });
+});
