@@ -16,6 +16,8 @@ export interface Scenario {
     readonly restartMs: number;
   };
   readonly targetVersion: string;
+  /** connect-roll's gate poll interval (default 5 s); large clusters are polled less often. */
+  readonly pollIntervalMs?: number;
   /** Seeds of a full run and of a `--quick` run. */
   readonly seeds: readonly number[];
   readonly quickSeeds: readonly number[];
@@ -72,8 +74,9 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     id: "e",
-    title: "50 workers × 500 connectors × 4 tasks (2,000 tasks), 3.6.2 → 3.7.1, delay 300 s, restart 40 s",
+    title: "50 workers × 500 connectors × 4 tasks (2,000 tasks), 3.6.2 → 3.7.1, delay 300 s, restart 40 s, gate poll 10 s",
     sim: { ...base, workers: 50, connectors: 500 },
+    pollIntervalMs: 10_000,
     targetVersion: "3.7.1",
     seeds: [1],
     quickSeeds: [1],

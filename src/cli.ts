@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRequire } from "node:module";
 import { configCheckCommand } from "./cli/commands/config-check.js";
+import { demoCommand } from "./cli/commands/demo.js";
 import { planCommand } from "./cli/commands/plan.js";
 import { runCommand } from "./cli/commands/run.js";
 import { serveCommand } from "./cli/commands/serve.js";
@@ -27,7 +28,7 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => contro
 const code = await runCli(
   {
     version: packageVersion(),
-    commands: [serveCommand, runCommand, planCommand, simCommand, configCheckCommand],
+    commands: [serveCommand, runCommand, planCommand, simCommand, configCheckCommand, demoCommand],
   },
   process.argv.slice(2),
   {

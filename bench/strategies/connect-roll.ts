@@ -104,7 +104,7 @@ export async function runConnectRollWith(
       cluster: "sim",
       target: { kind: "upgrade", version: scenario.targetVersion, argument: scenario.targetVersion },
       pace,
-      pollIntervalMs: POLL_INTERVAL_MS,
+      pollIntervalMs: scenario.pollIntervalMs ?? POLL_INTERVAL_MS,
       expectedRestartMs: scenario.sim.restartMs,
       delayMs: scenario.sim.delayMs,
     });

@@ -300,22 +300,29 @@ function eagerWindowStart(s: RolloutState, worker: string): number | null {
   return window ? window.fromStep : null;
 }
 
-/** Index of the pace window (plan) the worker's step belongs to, or null. */
-function paceWindowOf(s: RolloutState, worker: string): number | null {
+/**
+ * The window (see `RolloutState.openWindow`) the worker's step belongs to: its eager window first (crossed promptly,
+ * CONNECT-FACTS §3.3 and §10), else its pace window; null when the step runs on its own.
+ */
+function windowKeyOf(s: RolloutState, worker: string): string | null {
   const planStep = s.plan?.steps.find((p) => p.worker === worker);
-  return planStep?.window ?? null;
+  if (!planStep) return null;
+  const eager = s.plan?.eagerWindows.find((w) => planStep.step >= w.fromStep && planStep.step <= w.toStep);
+  if (eager) return `eager:${eager.fromStep}`;
+  return planStep.window === null ? null : `pace:${planStep.window}`;
 }
 
 /**
- * Pace `window`: true when the next follower can be restarted now instead of waiting for the gate — the worker is
- * back, the next step belongs to the same window, and it can be back before the window's deadline.
+ * True when the next worker can be restarted now instead of waiting for the gate: the worker is back, the next step
+ * belongs to the same window, and (pace windows) it can be back before the window's deadline.
  */
 function continuesWindow(s: RolloutState, step: StepRecord, now: number): boolean {
   const open = s.openWindow;
-  const index = paceWindowOf(s, step.worker);
-  if (!open || index === null || open.index !== index) return false;
+  const key = windowKeyOf(s, step.worker);
+  if (!open || key === null || open.index !== key) return false;
   const next = stepAt(s, step.step + 1);
-  if (next?.status !== "pending" || paceWindowOf(s, next.worker) !== index) return false;
+  if (next?.status !== "pending" || windowKeyOf(s, next.worker) !== key) return false;
+  if (open.deadline === null) return true;
   const marginMs = s.settings.planPolicy.windowMarginMs ?? 30_000;
   return now + s.settings.expectedRestartMs + marginMs < open.deadline;
 }
@@ -428,20 +435,25 @@ function beforeStep(
       effects,
     );
   }
-  const windowIndex = paceWindowOf(s, step.worker);
-  const inOpenWindow = windowIndex !== null && s.openWindow?.index === windowIndex;
-  if (windowIndex !== null && !inOpenWindow)
-    s = { ...s, openWindow: { index: windowIndex, snapshot, deadline: now + s.settings.delayMs } };
-  if (windowIndex === null && s.openWindow) s = { ...s, openWindow: null };
-  const baseline = captureBaseline(s.openWindow && windowIndex !== null ? s.openWindow.snapshot : snapshot, {
+  const windowKey = windowKeyOf(s, step.worker);
+  const eagerStep = windowKey?.startsWith("eager:") === true;
+  if (windowKey !== null && s.openWindow?.index !== windowKey)
+    s = {
+      ...s,
+      openWindow: { index: windowKey, snapshot, deadline: eagerStep ? null : now + s.settings.delayMs },
+    };
+  if (windowKey === null && s.openWindow) s = { ...s, openWindow: null };
+  const open = windowKey !== null ? s.openWindow : null;
+  const baseline = captureBaseline(open ? open.snapshot : snapshot, {
     step: stepNo,
     worker: step.worker,
     targetVersion: targetVersionFor(s, step),
     stopIssuedAt: now,
-    delayMs: s.settings.delayMs,
+    // An eager group has no scheduled delay: every rebalance reassigns everything at once.
+    delayMs: eagerStep ? 0 : s.settings.delayMs,
     sessionTimeoutMs: s.settings.sessionTimeoutMs,
     isLeader: step.isLeader,
-    ...(s.openWindow && windowIndex !== null ? { openWindowDeadline: s.openWindow.deadline } : {}),
+    ...(open && open.deadline !== null ? { openWindowDeadline: open.deadline } : {}),
   });
   if (baseline.kind !== "captured") return finish(s, now, "failed", baseline.message, effects);
   const attempts = step.attempts + 1;

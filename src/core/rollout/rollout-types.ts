@@ -195,13 +195,15 @@ export interface RolloutState {
   /** Incremented to make approval ids unique. */
   readonly seq: number;
   /**
-   * Pace `window`: the scheduled-delay window several followers are restarted in. The snapshot before its first stop
-   * is the gate's baseline at the window's end; `deadline` is when the held tasks come back (one deadline per window).
+   * Steps restarted back to back with one gate at the end: a pace window (`pace:<n>`: followers inside one
+   * scheduled-delay window, `deadline` = when their held tasks come back) or an eager window (`eager:<fromStep>`: the
+   * group is stop-the-world until its last old worker is gone, so it is crossed promptly; no deadline). The snapshot
+   * before the window's first stop is the gate's baseline at its end.
    */
   readonly openWindow: {
-    readonly index: number;
+    readonly index: string;
     readonly snapshot: ClusterSnapshot;
-    readonly deadline: number;
+    readonly deadline: number | null;
   } | null;
 }
 

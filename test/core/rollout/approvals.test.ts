@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Decision } from "../../../src/core/rollout/rollout-types.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
 import { startDriver } from "./rollout-driver.js";
-import { cluster } from "./rollout-fixtures.js";
+import { cluster, down } from "./rollout-fixtures.js";
 import { rollFollower } from "./rollout-scripts.js";
 
 describe("decide: blocking findings before any restart", () => {
@@ -81,13 +81,19 @@ describe("decide: eager window (worker-2 on 2.2.0 keeps the group eager until it
         upgraded.includes("worker-2") ? w : w.version("2.2.0"),
       );
 
-  it("asks once when the window opens (step 1), not again at step 2 inside it, nor at step 3 after it", () => {
+  it("asks once when the window opens (step 1), crosses the window without a gate in between, and asks nothing after it", () => {
     const d = startDriver().read(0, withOldWorker2()());
     expect(d.state.plan?.eagerWindows).toEqual([{ fromStep: 1, toStep: 2 }]);
     expect(d.pending()).toMatchObject({ kind: "eager-window", step: 1, options: ["approve", "abort"] });
     d.answer(1_000, "approve");
-    const t1 = rollFollower(d, "worker-1", 1_000, withOldWorker2());
-    const t2 = rollFollower(d, "worker-2", t1, withOldWorker2("worker-1"));
+    d.read(1_000, withOldWorker2()())
+      .accepted(2_000)
+      .read(10_000, down(withOldWorker2()(), "worker-1"))
+      .read(20_000, withOldWorker2("worker-1")());
+    // worker-1 is back on the target inside the eager window: the next worker follows at once (one gate at the end).
+    expect(d.action).toMatchObject({ kind: "read-cluster", afterMs: 0 });
+    expect(d.state.steps[0]).toMatchObject({ status: "settled" });
+    const t2 = rollFollower(d, "worker-2", 20_000, withOldWorker2("worker-1"));
     d.read(t2, withOldWorker2("worker-1", "worker-2")());
     expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1", "worker-2", "worker-3"]);
     expect(d.approvalsAsked().map((a) => [a.kind, a.step])).toEqual([["eager-window", 1]]);

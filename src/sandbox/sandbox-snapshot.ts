@@ -1,0 +1,153 @@
+import type { SimState } from "../sim/sim-types.js";
+import type { StoredEphemeral, StoredMessage, WebApiStore } from "./web-api-store.js";
+
+/**
+ * What the sandbox page renders, pushed over server-sent events: the channel (parents with their replies), every
+ * ephemeral (the page shows only the selected user's), the simulated cluster, the scenario and its log.
+ */
+export interface SandboxUser {
+  readonly id: string;
+  readonly name: string;
+  readonly role: string;
+}
+
+export interface SandboxInfo {
+  readonly channel: { readonly id: string; readonly name: string };
+  readonly users: readonly SandboxUser[];
+  readonly groups: Readonly<Record<string, string>>;
+  readonly bot: { readonly userId: string; readonly name: string };
+  readonly scenario: {
+    readonly name: string;
+    readonly title: string;
+    readonly note: readonly string[];
+    readonly command: string;
+  };
+}
+
+export interface MessageView {
+  readonly ts: string;
+  readonly user: string;
+  readonly text: string;
+  readonly blocks: readonly unknown[];
+  readonly edited: boolean;
+}
+
+export interface ParentView extends MessageView {
+  readonly replies: readonly MessageView[];
+}
+
+export interface EphemeralView extends MessageView {
+  readonly threadTs: string | null;
+}
+
+export interface WorkerView {
+  readonly name: string;
+  readonly version: string;
+  readonly state: string;
+  readonly leader: boolean;
+  readonly protocol: string;
+  readonly restarts: number;
+  /** Tasks whose status names this worker (a crashed worker keeps stale RUNNING ones). */
+  readonly tasks: readonly { readonly id: string; readonly state: string }[];
+}
+
+export interface ClusterView {
+  readonly now: number;
+  readonly protocol: string;
+  readonly generation: number;
+  readonly leader: string | null;
+  readonly workers: readonly WorkerView[];
+  readonly heldTasks: readonly string[];
+  readonly unassigned: readonly { readonly id: string; readonly state: string }[];
+  readonly delayDeadline: number | null;
+  readonly counters: {
+    readonly taskMoves: number;
+    readonly taskInterruptions: number;
+    readonly rebalances: number;
+    readonly eagerRebalances: number;
+    readonly restarts: number;
+  };
+}
+
+export interface SandboxSnapshot extends SandboxInfo {
+  readonly messages: readonly ParentView[];
+  readonly ephemerals: readonly EphemeralView[];
+  readonly cluster: ClusterView;
+  readonly log: readonly string[];
+}
+
+function messageView(m: StoredMessage): MessageView {
+  return { ts: m.ts, user: m.user, text: m.text, blocks: m.blocks ?? [], edited: m.edits > 0 };
+}
+
+function ephemeralView(e: StoredEphemeral): EphemeralView {
+  return {
+    ts: e.ts,
+    user: e.user,
+    text: e.text,
+    blocks: e.blocks ?? [],
+    edited: false,
+    threadTs: e.threadTs ?? null,
+  };
+}
+
+export function clusterView(state: SimState): ClusterView {
+  const byWorkerId = new Map(state.workers.map((w) => [w.workerId, w.name]));
+  const held = new Set(state.heldTasks);
+  const tasksOf = new Map<string, { id: string; state: string }[]>();
+  const unassigned: { id: string; state: string }[] = [];
+  for (const task of state.tasks) {
+    const owner = task.workerId === null ? undefined : byWorkerId.get(task.workerId);
+    const chip = {
+      id: task.id,
+      state: held.has(task.id) && task.state === "UNASSIGNED" ? "HELD" : task.state,
+    };
+    if (owner === undefined) unassigned.push(chip);
+    else tasksOf.set(owner, [...(tasksOf.get(owner) ?? []), chip]);
+  }
+  return {
+    now: state.now,
+    protocol: state.protocol,
+    generation: state.generation,
+    leader: state.leader,
+    workers: state.workers.map((w) => ({
+      name: w.name,
+      version: w.version,
+      state: w.state,
+      leader: state.leader === w.name,
+      protocol: w.connectProtocol,
+      restarts: state.counters.restarts[w.name] ?? 0,
+      tasks: tasksOf.get(w.name) ?? [],
+    })),
+    heldTasks: state.heldTasks,
+    unassigned,
+    delayDeadline: state.delayDeadline,
+    counters: {
+      taskMoves: state.counters.taskMoves,
+      taskInterruptions: state.counters.taskInterruptions,
+      rebalances: state.counters.rebalances,
+      eagerRebalances: state.counters.eagerRebalances,
+      restarts: Object.values(state.counters.restarts).reduce((a, b) => a + b, 0),
+    },
+  };
+}
+
+export function buildSnapshot(
+  info: SandboxInfo,
+  store: WebApiStore,
+  sim: SimState,
+  log: readonly string[],
+): SandboxSnapshot {
+  const channel = info.channel.id;
+  const messages = store.channelMessages(channel).map((parent) => ({
+    ...messageView(parent),
+    replies: (store.thread(channel, parent.ts)?.replies ?? []).map(messageView),
+  }));
+  return {
+    ...info,
+    messages,
+    ephemerals: store.ephemerals(channel).map(ephemeralView),
+    cluster: clusterView(sim),
+    log,
+  };
+}
