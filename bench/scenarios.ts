@@ -74,7 +74,8 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     id: "e",
-    title: "50 workers × 500 connectors × 4 tasks (2,000 tasks), 3.6.2 → 3.7.1, delay 300 s, restart 40 s, gate poll 10 s",
+    title:
+      "50 workers × 500 connectors × 4 tasks (2,000 tasks), 3.6.2 → 3.7.1, delay 300 s, restart 40 s, gate poll 10 s",
     sim: { ...base, workers: 50, connectors: 500 },
     pollIntervalMs: 10_000,
     targetVersion: "3.7.1",
