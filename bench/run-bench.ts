@@ -13,7 +13,7 @@ import { statefulSet } from "./strategies/statefulset.js";
 import { aggregatesOf, FOOTNOTES, renderScenario } from "./table.js";
 
 /**
- * `tsx bench/run-bench.ts [--json FILE] [--scenario a|b|c|d|e] [--seeds N] [--quick]`: every strategy on every
+ * `tsx bench/run-bench.ts [--json FILE] [--scenario a|b|c|d|e|f] [--seeds N] [--quick]`: every strategy on every
  * scenario and seed of the simulator, in virtual time; prints one table per scenario and the gate-poll figures.
  */
 const STRATEGIES: readonly Strategy[] = [connectRoll, connectRollWindow, deployment, statefulSet, allAtOnce];
@@ -38,7 +38,7 @@ function parse(argv: readonly string[]): Args {
   });
   const picked = values.scenario === undefined ? SCENARIOS : [scenarioById(values.scenario)];
   const scenarios = picked.filter((s): s is Scenario => s !== undefined);
-  if (scenarios.length === 0) throw new Error(`unknown scenario "${values.scenario}" (a|b|c|d|e)`);
+  if (scenarios.length === 0) throw new Error(`unknown scenario "${values.scenario}" (a|b|c|d|e|f)`);
   const seeds = values.seeds === undefined ? null : Number(values.seeds);
   if (seeds !== null && !(Number.isInteger(seeds) && seeds > 0))
     throw new Error("--seeds needs a positive integer");

@@ -1,7 +1,7 @@
 import { resolveSimOptions, type SimOptionsInput } from "../src/sim/sim-options.js";
 
 /** The benchmark's scenarios (issue #8): one simulated cluster, one upgrade, several seeds. */
-export type ScenarioId = "a" | "b" | "c" | "d" | "e";
+export type ScenarioId = "a" | "b" | "c" | "d" | "e" | "f";
 
 export interface Scenario {
   readonly id: ScenarioId;
@@ -80,6 +80,16 @@ export const SCENARIOS: readonly Scenario[] = [
     pollIntervalMs: 10_000,
     targetVersion: "3.7.1",
     seeds: [1],
+    quickSeeds: [1],
+    spreadLeader: false,
+  },
+  {
+    id: "f",
+    title:
+      "as (a) with the delay connect-roll's plan recommends for a 40 s restart: 70 s (restart + 30 s margin)",
+    sim: { ...base, delayMs: 70_000 },
+    targetVersion: "3.7.1",
+    seeds: [1, 2, 3],
     quickSeeds: [1],
     spreadLeader: false,
   },

@@ -117,7 +117,7 @@ export function createRestarterFor(o: ComposeOptions): WorkerRestarter {
     case "sim":
       return createSimRestarter({
         controlUrl: ex.controlUrl,
-        downMs: ex.downMs ?? o.cluster.restart.expectedMs,
+        downMs: ex.downMs ?? 0,
         timeoutMs: ex.timeoutMs,
       });
     case "command":

@@ -15,7 +15,7 @@ export interface SimConfigInput {
 export function simClusterConfig(input: SimConfigInput): Record<string, unknown> {
   return {
     workers: input.workers.map((w) => ({ name: w.name, url: w.url, metricsUrl: w.metricsUrl })),
-    executor: { kind: "sim", controlUrl: input.controlUrl, downMs: input.restartMs },
+    executor: { kind: "sim", controlUrl: input.controlUrl },
     connect: { scheduledRebalanceMaxDelayMs: input.delayMs },
     restart: { expectedMs: input.restartMs },
     gate: {

@@ -63,7 +63,9 @@ const simExecutorSchema = z.strictObject({
   controlUrl: httpUrl,
   downMs: durationMs
     .optional()
-    .describe("how long the simulated worker stays down; default restart.expectedMs"),
+    .describe(
+      "extra time the simulated worker stays down before it starts (its start time is the simulator's); default 0",
+    ),
   timeoutMs: durationMs.default(10_000),
 });
 

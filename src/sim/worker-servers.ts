@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -30,6 +31,50 @@ function listen(server: Server, host: string, port: number): Promise<number> {
   });
 }
 
+/**
+ * The lowest port the OS hands to outgoing connections. A worker closes its port while it is down and binds the
+ * same one again; a port from the ephemeral range could meanwhile be taken by some client socket (EADDRINUSE), so
+ * worker ports are chosen below it.
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 2_048 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+const isAddrInUse = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code === "EADDRINUSE";
+
+/** Binds a free port below the ephemeral range (random, a few tries), falling back to any port. */
+async function listenStable(server: Server, host: string): Promise<number> {
+  const high = ephemeralLow();
+  const low = Math.max(1_024, high - 12_000);
+  for (let attempt = 0; attempt < 40; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    try {
+      return await listen(server, host, port);
+    } catch (err) {
+      if (!isAddrInUse(err)) throw err;
+    }
+  }
+  return listen(server, host, 0);
+}
+
+/** Binds the worker's own port again after a restart, waiting out a brief EADDRINUSE. */
+async function relisten(server: Server, host: string, port: number): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await listen(server, host, port);
+      return;
+    } catch (err) {
+      if (!isAddrInUse(err) || attempt >= 50) throw err;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
@@ -54,12 +99,18 @@ export function createWorkerServers(host: string, handlers: readonly Handler[]):
 
   return {
     async bind(wanted = []) {
-      for (const [i, server] of servers.entries()) ports[i] = await listen(server, host, wanted[i] ?? 0);
+      for (const [i, server] of servers.entries()) {
+        const port = wanted[i];
+        ports[i] =
+          port === undefined || port === 0
+            ? await listenStable(server, host)
+            : await listen(server, host, port);
+      }
       return [...ports];
     },
     open: (index) =>
       enqueue(index, async (s) => {
-        if (!s.listening) await listen(s, host, ports[index] ?? 0);
+        if (!s.listening) await relisten(s, host, ports[index] ?? 0);
       }),
     close: (index) => enqueue(index, closeServer),
     async settle() {
