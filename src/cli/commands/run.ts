@@ -38,7 +38,8 @@ terminal they are answered "abort", so nothing risky happens unattended.
 With REDIS_URL (or redis.url in the config) the cluster lock is shared with the bot and other runs, and an
 interrupted run (Ctrl-C, a crash) is resumed by running the same command again once its lease has expired.
 
-Exit codes: 0 every worker settled on the target; 1 aborted, failed, locked or interrupted; 2 usage error.
+Exit codes: 0 every worker settled on the target; 1 aborted, failed, locked, interrupted, or a step continued
+without a passed gate; 2 usage error.
 
 Options:
   --config FILE      configuration file (default: connect-roll.yml)
@@ -160,6 +161,14 @@ async function runRollout(
         io.signal.aborted
           ? "connect-roll run: interrupted; the rollout's checkpoint is kept: run the same command again to resume it\n"
           : "connect-roll run: the cluster lock was lost (expired, released or taken over); this run stopped without further restarts\n",
+      );
+      return ExitCode.Failed;
+    }
+    // Exit 0 only when every worker settled on the target: a step continued past its gate by a person is not settled.
+    const unsettled = summary.steps.filter((s) => s.status !== "settled" && s.status !== "skipped");
+    if (summary.result === "succeeded" && unsettled.length > 0) {
+      io.stderr.write(
+        `connect-roll run: finished, but ${unsettled.map((s) => s.worker).join(", ")} did not pass the settle gate (continued by approval)\n`,
       );
       return ExitCode.Failed;
     }
