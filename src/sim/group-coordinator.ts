@@ -16,7 +16,9 @@ const EMPTY: MemberAssignment = {
 
 export function joinGroup(ctx: SimContext, worker: WorkerModel): Member {
   const member: Member = {
-    memberId: `connect-${worker.index + 1}-${ctx.prng.hex(8)}-${ctx.prng.hex(4)}`,
+    // client.id + "-" + a random UUID (CONNECT-FACTS §4): before 3.7 every worker's client.id is "connect-1" (a
+    // per-JVM sequence), so the order of members — the assignors' tie-break — is random on every start.
+    memberId: `connect-1-${ctx.prng.hex(8)}-${ctx.prng.hex(4)}`,
     worker,
     alive: true,
     connectors: new Map(),
