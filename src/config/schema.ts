@@ -145,6 +145,18 @@ const slackAccessSchema = z.strictObject({
   changeWindows: z.array(changeWindowSchema).default([]),
 });
 
+/**
+ * A cluster's override of `slack`: only the fields it names replace the global ones (no defaults here, or an
+ * override of `requesters` alone would silently reset channels, approvers and change windows).
+ */
+const clusterAccessSchema = z.strictObject({
+  channels: z.array(slackChannelId).optional(),
+  requesters: accessSchema.optional(),
+  approvers: accessSchema.optional(),
+  fourEyes: z.boolean().optional(),
+  changeWindows: z.array(changeWindowSchema).optional(),
+});
+
 export const clusterSchema = z.strictObject({
   workers: z.array(workerSchema).min(1),
   auth: z.strictObject({ basic: basicAuthSchema }).optional(),
@@ -168,7 +180,7 @@ export const clusterSchema = z.strictObject({
     .default({ mode: "safe", windowMaxHeldShare: 0.34 }),
   maxTasksPerWorker: z.number().int().min(1).optional(),
   requestTimeoutMs: durationMs.min(100).default(10_000),
-  access: slackAccessSchema.partial().optional().describe("per-cluster override of slack access"),
+  access: clusterAccessSchema.optional().describe("per-cluster override of slack access"),
 });
 
 export const configSchema = z.strictObject({

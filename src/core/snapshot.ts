@@ -56,6 +56,7 @@ export interface ConnectorSnapshot {
   readonly workerId: string | null;
   /** Stable hash of the connector's configuration (config freeze). */
   readonly configHash: string;
+  /** The few settings connect-roll reads (connector.class, tasks.max, exactly.once.support…): never credentials. */
   readonly config: Readonly<Record<string, string>>;
   /** Number of task configs (`info.tasks`): the configured task count. */
   readonly taskCount: number;

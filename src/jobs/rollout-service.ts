@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
-import { isAppError } from "../core/errors.js";
+import { AppError, ErrorCode, isAppError } from "../core/errors.js";
 import type { RolloutTarget } from "../core/plan/plan-types.js";
 import { decide, startRollout } from "../core/rollout/decide.js";
 import type { RolloutSettings, RolloutState } from "../core/rollout/rollout-types.js";
@@ -82,6 +82,8 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
   const { store, clock, owner, lockTtlMs } = options;
   const log = options.logger.child({ component: "rollout-service" });
   const runs = new Map<string, { controller: AbortController; done: Promise<RunOutcome> }>();
+  /** Set by close(): no new run starts (a command or a sweep still in flight during shutdown). */
+  let closed = false;
 
   function launch(
     job: JobRecord,
@@ -131,10 +133,28 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
 
   return {
     async start(request) {
+      if (closed) throw new AppError(ErrorCode.Internal, "the rollout service is shutting down");
       const jobId = request.jobId ?? `cr-${randomUUID().slice(0, 8)}`;
       const acquired = await store.acquireLock(request.cluster, { jobId, owner, ttlMs: lockTtlMs });
       if (acquired.kind === "held") return { kind: "locked", holder: acquired.holder };
       const lease = acquired.lease;
+      // An interrupted rollout of this cluster (its owner died, its lease expired) is resumed by the sweeper from its
+      // checkpoint; starting another one now would be overtaken by it later, on a stale plan.
+      const interrupted = (await store.listJobs({ cluster: request.cluster, unfinishedOnly: true })).find(
+        (j) => j.id !== jobId,
+      );
+      if (interrupted) {
+        await store.releaseLock(lease).catch(() => undefined);
+        return {
+          kind: "locked",
+          holder: {
+            jobId: interrupted.id,
+            owner: `interrupted rollout (last owner ${interrupted.owner ?? "unknown"}), about to be resumed`,
+            since: interrupted.createdAt,
+            expiresAt: 0,
+          },
+        };
+      }
       const now = clock.now();
       const first = startRollout({
         jobId,
@@ -176,6 +196,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
     },
 
     async resumeOrphans(filter) {
+      if (closed) return [];
       const taken: { job: JobRecord; done: Promise<RunOutcome> }[] = [];
       for (const orphan of await store.findOrphans()) {
         if (runs.has(orphan.id) || (filter && !filter(orphan))) continue;
@@ -205,6 +226,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
     running: () => [...runs.keys()],
 
     async close() {
+      closed = true;
       for (const run of runs.values()) run.controller.abort(new Error("shutting down"));
       await Promise.allSettled([...runs.values()].map((r) => r.done));
     },

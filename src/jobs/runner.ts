@@ -113,7 +113,9 @@ export async function runRollout(
     signal,
     log: deps.logger.child({ component: "runner", jobId: record.id, cluster: record.cluster }),
     record,
-    lastControlAt: record.control?.at ?? 0,
+    // From 0, not from the stored control: a pause or abort recorded while no runner was alive (the previous owner
+    // crashed before reading it) must still apply after a takeover. Pause/resume are idempotent against the state.
+    lastControlAt: 0,
   };
   let t = first;
   for (;;) {
@@ -191,6 +193,7 @@ async function perform(ctx: RunContext, state: RolloutState, action: RolloutEffe
       return { kind: "cluster-read", now: deps.clock.now(), snapshot };
     }
     case "restart-worker": {
+      // Contract with `decide`: a control fed in the `restarting` phase means the restart was NOT sent.
       const control = await pendingControl(ctx, state);
       if (control && control.kind === "control-requested" && control.action !== "resume") {
         // A pause or abort asked at the last moment still takes effect before the restart is sent.

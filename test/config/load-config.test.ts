@@ -126,6 +126,17 @@ clusters:
     expect(rules).toEqual(expect.arrayContaining(["delay-undeclared", "metrics-missing", "approvers-empty"]));
   });
 
+  it("keeps a per-cluster access override to the fields it names (the rest falls back to slack)", () => {
+    const text = `${minimal.replace("    connect:", "    access:\n      requesters: { users: [U0AAAAAAAAA] }\n    connect:")}slack:\n  channels: [C0OPS0000]\n  approvers: { users: [U0BBBBBBBBB] }\n`;
+    const parsed = parseConfigText(text);
+    expect(parsed.kind).toBe("valid");
+    if (parsed.kind !== "valid") return;
+    expect(parsed.config.clusters.prod?.access).toEqual({
+      requesters: { users: ["U0AAAAAAAAA"], userGroups: [] },
+    });
+    expect(parsed.config.slack.channels).toEqual(["C0OPS0000"]);
+  });
+
   it("lets REDIS_URL override redis.url", () => {
     const parsed = parseConfigText(`redis:\n  url: redis://a:6379\n${minimal}`, {
       env: { REDIS_URL: "redis://b:6380" },

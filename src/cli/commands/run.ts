@@ -1,5 +1,6 @@
 import { hostname, userInfo } from "node:os";
 import { readEnv } from "../../config/env.js";
+import { redactUrl } from "../../connect/url-credentials.js";
 import { AppError, isAppError } from "../../core/errors.js";
 import type { RolloutEvent } from "../../core/rollout/rollout-types.js";
 import { summarizeRollout } from "../../core/rollout/summarize.js";
@@ -100,7 +101,11 @@ async function runRollout(
     try {
       await redis.connect();
     } catch (e) {
-      return fail(io, `cannot reach Redis at ${redisUrl}: ${(e as Error).message}`, ExitCode.Failed);
+      return fail(
+        io,
+        `cannot reach Redis at ${redactUrl(redisUrl ?? "")}: ${(e as Error).message}`,
+        ExitCode.Failed,
+      );
     }
     store = createRedisJobStore({ redis, prefix: env.CONNECT_ROLL_REDIS_PREFIX });
   } else {

@@ -206,7 +206,7 @@ export function decide(state: RolloutState, input: RolloutInput): Transition {
       ],
       options: ["approve", "abort"],
     },
-    { kind: "retry-restart", step: step.step },
+    { kind: "retry-restart", step: step.step, baseline: phase.baseline },
   );
 }
 
@@ -316,12 +316,20 @@ function windowKeyOf(s: RolloutState, worker: string): string | null {
  * True when the next worker can be restarted now instead of waiting for the gate: the worker is back, the next step
  * belongs to the same window, and (pace windows) it can be back before the window's deadline.
  */
-function continuesWindow(s: RolloutState, step: StepRecord, now: number): boolean {
+function continuesWindow(s: RolloutState, step: StepRecord, snapshot: ClusterSnapshot, now: number): boolean {
   const open = s.openWindow;
   const key = windowKeyOf(s, step.worker);
   if (!open || key === null || open.index !== key) return false;
   const next = stepAt(s, step.step + 1);
   if (next?.status !== "pending" || windowKeyOf(s, next.worker) !== key) return false;
+  // The next worker already runs the target: it would be skipped, so the window's gate must run now.
+  const nextWorker = snapshot.workers.find((w) => w.name === next.worker);
+  if (
+    s.target.kind === "upgrade" &&
+    nextWorker?.version &&
+    versionMatches(nextWorker.version, s.target.version)
+  )
+    return false;
   if (open.deadline === null) return true;
   const marginMs = s.settings.planPolicy.windowMarginMs ?? 30_000;
   return now + s.settings.expectedRestartMs + marginMs < open.deadline;
@@ -343,12 +351,24 @@ function beforeStep(
   }
   const step = stepAt(s, stepNo);
   if (!step) {
-    const continued = s.steps.filter((x) => x.status === "continued").length;
-    const reason =
-      continued > 0
-        ? `every worker was restarted; ${continued} step(s) continued without a passed gate`
-        : `every worker was restarted and the cluster settled after each step`;
-    return finish(s, now, "succeeded", reason, effects);
+    // Succeeded only when every step settled (or was already on the target): a step continued past its gate by a
+    // person is reported as not settled, so the result tells the truth about the cluster.
+    const continued = s.steps.filter((x) => x.status === "continued").map((x) => x.worker);
+    if (continued.length > 0)
+      return finish(
+        s,
+        now,
+        "failed",
+        `every worker was restarted, but ${continued.join(", ")} continued without a passed settle gate (by approval)`,
+        effects,
+      );
+    return finish(
+      s,
+      now,
+      "succeeded",
+      "every worker was restarted and the cluster settled after each step",
+      effects,
+    );
   }
   const worker = snapshot.workers.find((w) => w.name === step.worker);
   // config freeze
@@ -378,14 +398,36 @@ function beforeStep(
         );
     }
   }
-  // already on the target (resume after a takeover, or upgraded by someone else)
-  if (
+  const onTarget =
     s.target.kind === "upgrade" &&
-    step.status === "pending" &&
-    worker?.reachable &&
+    worker?.reachable === true &&
     worker.version !== null &&
-    versionMatches(worker.version, s.target.version)
-  ) {
+    versionMatches(worker.version, s.target.version);
+  // A retried step whose earlier attempt did restart the worker (the executor failed or timed out after acting): it
+  // is not skipped but gated, against the baseline from before the first attempt.
+  if (onTarget && step.status === "pending" && step.attempts > 0) {
+    const retryBaseline = s.phase.kind === "before-step" ? (s.phase.retryBaseline ?? null) : null;
+    const captured =
+      retryBaseline ??
+      (() => {
+        const c = captureBaseline(snapshot, {
+          step: stepNo,
+          worker: step.worker,
+          targetVersion: targetVersionFor(s, step),
+          stopIssuedAt: step.restartIssuedAt ?? now,
+          delayMs: s.settings.delayMs,
+          sessionTimeoutMs: s.settings.sessionTimeoutMs,
+          isLeader: step.isLeader,
+        });
+        return c.kind === "captured" ? c.baseline : null;
+      })();
+    if (captured) {
+      const t = workerBack(s, step, captured, snapshot, now);
+      return { state: t.state, effects: [...effects, ...t.effects] };
+    }
+  }
+  // already on the target (resume after a takeover, or upgraded by someone else)
+  if (onTarget && step.status === "pending" && step.attempts === 0 && worker) {
     const skipped = updateStep(s, stepNo, { status: "skipped", note: `already runs ${worker.version}` });
     return beforeStep(
       { ...skipped, phase: { kind: "before-step", step: stepNo + 1 } },
@@ -562,7 +604,7 @@ function workerBack(
     version: w?.version ?? null,
     restartMs,
   });
-  if (continuesWindow(next, step, now)) {
+  if (continuesWindow(next, step, snapshot, now)) {
     const note =
       "rejoined inside the scheduled-delay window; the settle gate runs once the window's last worker is back";
     const done = updateStep(next, step.step, {
@@ -631,7 +673,7 @@ function onVerifying(
         ],
         options: ["approve", "abort"],
       },
-      { kind: "retry-restart", step: step.step },
+      { kind: "retry-restart", step: step.step, baseline: phase.baseline },
     );
   }
   return {
@@ -762,8 +804,22 @@ function onControl(
       effects: [emit({ kind: "rollout-resumed", by, step: p.step }), { kind: "read-cluster", afterMs: 0 }],
     };
   }
+  if (p.kind === "restarting") {
+    // The runner feeds a control in `restarting` only instead of sending the restart (a pause or abort that arrived
+    // at the last moment): the worker was not touched, so the step goes back to pending and the control applies now.
+    const step = stepAt(s, p.step);
+    const reverted = updateStep(s, p.step, {
+      status: "pending",
+      attempts: Math.max(0, (step?.attempts ?? 1) - 1),
+      restartIssuedAt: null,
+    });
+    const back: RolloutState = { ...reverted, phase: { kind: "before-step", step: p.step } };
+    if (action === "abort") return finish(back, now, "aborted", `aborted by ${by} before step ${p.step}`);
+    if (action === "pause") return pauseAt(back, p.step, by, now);
+    return stay(s);
+  }
   if (action === "abort") {
-    if (p.kind === "restarting" || p.kind === "waiting-back" || p.kind === "verifying-restart")
+    if (p.kind === "waiting-back" || p.kind === "verifying-restart")
       return stay({ ...s, pendingControl: { action, by, at: now } });
     if (p.kind === "settling") {
       const step = stepAt(s, p.step);
@@ -828,7 +884,7 @@ function onDecision(
     }
     case "retry-restart": {
       next = updateStep(next, resume.step, { status: "pending" });
-      next = { ...next, phase: { kind: "before-step", step: resume.step } };
+      next = { ...next, phase: { kind: "before-step", step: resume.step, retryBaseline: resume.baseline } };
       return { state: next, effects: [decided, { kind: "read-cluster", afterMs: 0 }] };
     }
     case "settling": {

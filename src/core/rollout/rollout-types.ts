@@ -115,7 +115,12 @@ export interface DisruptionTrack {
 export type Phase =
   | { readonly kind: "planning" }
   | { readonly kind: "awaiting-approval"; readonly approval: PendingApproval; readonly resume: ResumePoint }
-  | { readonly kind: "before-step"; readonly step: number }
+  | {
+      readonly kind: "before-step";
+      readonly step: number;
+      /** After a failed or unconfirmed restart is retried: the baseline from before the first attempt. */
+      readonly retryBaseline?: Baseline | null;
+    }
   | {
       readonly kind: "restarting";
       readonly step: number;
@@ -152,7 +157,7 @@ export type ResumePoint =
   | { readonly kind: "before-step"; readonly step: number; readonly approved: ApprovalKind }
   | { readonly kind: "settling"; readonly step: number; readonly baseline: Baseline }
   | { readonly kind: "step-done"; readonly step: number }
-  | { readonly kind: "retry-restart"; readonly step: number };
+  | { readonly kind: "retry-restart"; readonly step: number; readonly baseline: Baseline | null };
 
 export type RolloutResult = "succeeded" | "aborted" | "failed";
 

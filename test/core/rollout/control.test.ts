@@ -35,40 +35,50 @@ describe("decide: pause and resume between steps", () => {
   });
 });
 
+describe("decide: a control that arrives just before a restart is sent", () => {
+  // The runner reads pending controls right before sending a restart and feeds them instead of sending it: the
+  // worker was not touched, so the step goes back to pending and the control applies at once.
+  it.each([
+    { action: "abort", last: "abort → rollout-finished | finish(aborted)" },
+    { action: "pause", last: "pause → rollout-paused | await-resume" },
+  ] as const)("$action in 'restarting' applies at once and the step stays pending", ({ action, last }) => {
+    const d = startDriver().read(0, cluster()).control(500, action, "dave");
+    expect(d.lines.at(-1)).toBe(last);
+    expect(d.state.steps[0]).toMatchObject({ status: "pending", attempts: 0, restartIssuedAt: null });
+    expect(d.state.pendingControl).toBeNull();
+    if (action === "abort")
+      expect(d.state.phase).toMatchObject({ result: "aborted", reason: "aborted by dave before step 1" });
+    else {
+      expect(d.state.phase).toMatchObject({ kind: "paused", step: 1, by: "dave" });
+      d.control(1_000, "resume").read(1_000, cluster());
+      expect(d.lines.at(-1)).toBe("read → step-started | restart-worker(worker-1)");
+      expect(d.state.steps[0]?.attempts).toBe(1);
+    }
+  });
+});
+
 describe("decide: control asked while a restart is in flight is deferred to before the next restart", () => {
-  /** Brings step 1 to `phase` at 5 s. */
-  const inFlight = (phase: "restarting" | "waiting-back") => {
-    const d = startDriver().read(0, cluster());
-    if (phase === "waiting-back") d.accepted(1_000);
-    return d;
-  };
-  /** Takes step 1 from `phase` to a passed gate (ending with the 70 s poll). */
-  const finishStep1 = (d: ReturnType<typeof inFlight>, phase: "restarting" | "waiting-back") => {
-    if (phase === "restarting") d.accepted(6_000);
-    return d
+  /** Brings step 1 to waiting-back (restart accepted at 1 s). */
+  const inFlight = () => startDriver().read(0, cluster()).accepted(1_000);
+  /** Takes step 1 from waiting-back to a passed gate (ending with the 70 s poll). */
+  const finishStep1 = (d: ReturnType<typeof inFlight>) =>
+    d
       .read(10_000, down(cluster(), "worker-1"))
       .read(20_000, backHeld(cluster(), "worker-1"))
       .read(60_000, cluster("worker-1"))
       .read(70_000, cluster("worker-1"));
-  };
 
   it.each([
-    { phase: "restarting", action: "abort", last: "read → step-settled, rollout-finished | finish(aborted)" },
-    {
-      phase: "waiting-back",
-      action: "abort",
-      last: "read → step-settled, rollout-finished | finish(aborted)",
-    },
-    { phase: "restarting", action: "pause", last: "read → step-settled, rollout-paused | await-resume" },
-    { phase: "waiting-back", action: "pause", last: "read → step-settled, rollout-paused | await-resume" },
+    { action: "abort", last: "read → step-settled, rollout-finished | finish(aborted)" },
+    { action: "pause", last: "read → step-settled, rollout-paused | await-resume" },
   ] as const)(
-    "$action during $phase: worker-1 finishes its step, then $action applies",
-    ({ phase, action, last }) => {
-      const d = inFlight(phase).control(5_000, action, "dave");
+    "$action during waiting-back: worker-1 finishes its step, then $action applies",
+    ({ action, last }) => {
+      const d = inFlight().control(5_000, action, "dave");
       expect(d.lastEvents).toEqual([]);
-      expect(d.state.phase.kind).toBe(phase);
+      expect(d.state.phase.kind).toBe("waiting-back");
       expect(d.state.pendingControl).toEqual({ action, by: "dave", at: 5_000 });
-      finishStep1(d, phase);
+      finishStep1(d);
       expect(d.lines.at(-1)).toBe(last);
       expect(d.state.pendingControl).toBeNull();
       expect(d.state.steps[0]?.status).toBe("settled");
@@ -80,14 +90,14 @@ describe("decide: control asked while a restart is in flight is deferred to befo
   );
 
   it("resume before the step ends cancels a deferred pause", () => {
-    const d = inFlight("restarting").control(5_000, "pause").control(5_500, "resume");
+    const d = inFlight().control(5_000, "pause").control(5_500, "resume");
     expect(d.state.pendingControl).toBeNull();
-    finishStep1(d, "restarting").read(70_000, cluster("worker-1"));
+    finishStep1(d).read(70_000, cluster("worker-1"));
     expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1", "worker-2"]);
   });
 
   it("a deferred abort is not undone by resume", () => {
-    const d = inFlight("restarting").control(5_000, "abort").control(5_500, "resume");
+    const d = inFlight().control(5_000, "abort").control(5_500, "resume");
     expect(d.state.pendingControl?.action).toBe("abort");
   });
 });

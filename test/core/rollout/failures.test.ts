@@ -32,6 +32,18 @@ describe("decide: the executor reports a failed restart", () => {
     },
   );
 
+  it("approve after a failure that did restart the worker: gated against the baseline from before it, not skipped", () => {
+    // worker-1 came back on the target although the executor timed out: its tasks are still held by the delay.
+    const d = startDriver().read(0, cluster()).failed(1_000, true).answer(2_000, "approve");
+    d.read(20_000, backHeld(cluster(), "worker-1"));
+    expect(d.restarts).toHaveLength(1);
+    expect(d.eventsOf("step-skipped")).toEqual([]);
+    expect(d.state.phase.kind).toBe("settling");
+    expect(d.lastEvents.map((e) => e.kind)).toEqual(["worker-back", "gate-waiting"]);
+    d.read(60_000, cluster("worker-1")).read(70_000, cluster("worker-1"));
+    expect(d.eventsOf("step-settled").map((e) => e.worker)).toEqual(["worker-1"]);
+  });
+
   it.each([false, true])("mayHaveRun %s: abort finishes aborted without another restart", (mayHaveRun) => {
     const d = startDriver().read(0, cluster()).failed(1_000, mayHaveRun).answer(2_000, "abort");
     expect(d.state.phase).toMatchObject({ kind: "finished", result: "aborted" });

@@ -76,9 +76,13 @@ describe("decide: takeover of a rollout checkpointed while restarting", () => {
     ]);
   });
 
-  it("restart-unconfirmed: approve when the worker turned up on the target skips it instead", () => {
+  it("restart-unconfirmed: approve when the worker turned up on the target gates it instead of restarting or skipping it", () => {
     const d = takenOver().read(60_000, cluster()).answer(61_000, "approve").read(61_000, cluster("worker-1"));
-    expect(d.lines.at(-1)).toBe("read → step-skipped, step-started | restart-worker(worker-2)");
+    expect(d.lines.at(-1)).toBe("read → worker-back, gate-waiting | read-cluster(10000)");
+    expect(d.state.phase.kind).toBe("settling");
+    expect(d.restarts).toEqual([]);
+    d.read(71_000, cluster("worker-1")).read(81_000, cluster("worker-1"));
+    expect(d.eventsOf("step-settled").map((e) => e.worker)).toEqual(["worker-1"]);
   });
 
   it("restart-unconfirmed: abort finishes aborted", () => {
