@@ -69,8 +69,8 @@ export interface BotService {
   ): Promise<PrepareResult>;
   startRollout(rollout: PreparedRollout, jobId: string, thread: SlackThread | null): Promise<StartResult>;
   plan(cluster: string, argument: RolloutArgument, caller: Caller): Promise<SlackMessage>;
-  status(cluster: string | undefined): Promise<SlackMessage>;
-  history(cluster: string): Promise<SlackMessage>;
+  status(cluster: string | undefined, caller: Caller): Promise<SlackMessage>;
+  history(cluster: string, caller: Caller): Promise<SlackMessage>;
   control(action: ControlAction, cluster: string, caller: Caller): Promise<SlackMessage>;
   /** A button click on an approval prompt, from any replica. */
   decideApproval(input: {
@@ -221,11 +221,11 @@ export function createBotService(options: BotServiceOptions): BotService {
 
     async plan(cluster, argument, caller) {
       const clusterConfig = config.clusters[cluster];
-      if (clusterConfig === undefined) return unknownCluster(cluster);
       const access = accessOf(clusterConfig);
-      const refused =
-        channelRefusal(access.channels, caller) ??
-        (await requester(caller.userId, access.requesters, cluster));
+      const channel = channelRefusal(access.channels, caller);
+      if (channel) return channel;
+      if (clusterConfig === undefined) return unknownCluster(cluster);
+      const refused = await requester(caller.userId, access.requesters, cluster);
       if (refused) return refused;
       const resolved = resolveTarget(clusterConfig, argText(argument));
       if (resolved.kind === "error")
@@ -248,7 +248,13 @@ export function createBotService(options: BotServiceOptions): BotService {
       }
     },
 
-    async status(cluster) {
+    async status(cluster, caller) {
+      // Read paths still honour the channel restriction (status shows requesters and thread links).
+      const channel = channelRefusal(
+        accessOf(cluster === undefined ? undefined : config.clusters[cluster]).channels,
+        caller,
+      );
+      if (channel) return channel;
       if (cluster !== undefined && config.clusters[cluster] === undefined) return unknownCluster(cluster);
       const jobs = await store.listJobs({
         unfinishedOnly: true,
@@ -277,7 +283,9 @@ export function createBotService(options: BotServiceOptions): BotService {
       return renderStatus(entries);
     },
 
-    async history(cluster) {
+    async history(cluster, caller) {
+      const channel = channelRefusal(accessOf(config.clusters[cluster]).channels, caller);
+      if (channel) return channel;
       if (config.clusters[cluster] === undefined) return unknownCluster(cluster);
       const entries: HistoryEntry[] = await store.history(cluster, 10);
       return renderHistory(entries, cluster);
@@ -285,10 +293,18 @@ export function createBotService(options: BotServiceOptions): BotService {
 
     async control(action, cluster, caller) {
       const clusterConfig = config.clusters[cluster];
-      if (clusterConfig === undefined) return unknownCluster(cluster);
       const access = accessOf(clusterConfig);
       const channel = channelRefusal(access.channels, caller);
       if (channel) return channel;
+      if (clusterConfig === undefined) return unknownCluster(cluster);
+      if (action === "resume") {
+        // Resuming restarts workers again: only inside a change window, like a start.
+        const window = isWithinChangeWindow(access.changeWindows, options.now());
+        if (window.kind === "closed")
+          return notice(`Outside the change windows of ${cluster}`, [
+            `The rollout stays paused; resume it after ${window.next}.`,
+          ]);
+      }
       const asRequester = await authorizer.canRequest(caller.userId, access.requesters, { cluster });
       const asApprover =
         action === "abort" && asRequester.kind === "denied"
@@ -340,12 +356,34 @@ export function createBotService(options: BotServiceOptions): BotService {
           reply: notice(`This rollout is already over (${job.status})`, ["Nothing was changed."]),
         };
       }
+      const state = (() => {
+        try {
+          return rolloutStateOf(job);
+        } catch {
+          return null;
+        }
+      })();
+      const pending = state?.phase.kind === "awaiting-approval" ? state.phase.approval : null;
+      if (pending?.id === approvalId && !pending.options.includes(decision)) {
+        return {
+          kind: "refused",
+          reply: notice("That answer is not offered by this prompt", ["Nothing was changed."]),
+        };
+      }
       const access = accessOf(config.clusters[job.cluster]);
-      const allowed = await authorizer.canApprove(userId, access.approvers, {
-        cluster: job.cluster,
-        requestedBy: job.requestedBy,
-        fourEyes: access.fourEyes,
-      });
+      // Stopping is always allowed to the requester (as `/connect-roll abort` is); four-eyes guards going on.
+      const asRequester =
+        decision === "abort"
+          ? await authorizer.canRequest(userId, access.requesters, { cluster: job.cluster })
+          : null;
+      const allowed =
+        asRequester?.kind === "allowed"
+          ? asRequester
+          : await authorizer.canApprove(userId, access.approvers, {
+              cluster: job.cluster,
+              requestedBy: job.requestedBy,
+              fourEyes: decision === "abort" ? false : access.fourEyes,
+            });
       if (allowed.kind === "denied") {
         return {
           kind: "refused",

@@ -40,6 +40,11 @@ export interface Notifier {
   update(channel: string, key: string, message: SlackMessage): void;
   /** A message only `user` sees; best effort (dropped after bounded retries). */
   postEphemeral(channel: string, user: string, message: SlackMessage, options?: { threadTs?: string }): void;
+  /**
+   * Drops what the notifier remembers of messages whose key starts with `keyPrefix` (e.g. a finished job's) once
+   * nothing is pending for them; later updates to those keys are ignored. Keeps a long-running bot's memory bounded.
+   */
+  forget(keyPrefix: string): void;
   /** Sends everything queued (pending updates without waiting for their interval); resolves when done or after `timeoutMs`. */
   flush(timeoutMs: number): Promise<FlushResult>;
   /** Stops sending; what was not delivered is dropped and its handles rejected. Idempotent. */

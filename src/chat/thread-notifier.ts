@@ -292,6 +292,13 @@ export function createThreadNotifier(options: ThreadNotifierOptions): Notifier {
       });
       return handle;
     },
+    forget(keyPrefix) {
+      for (const [key, tracked] of messages) {
+        if (!key.startsWith(keyPrefix) || tracked.pending !== undefined || tracked.state === "queued")
+          continue;
+        messages.delete(key);
+      }
+    },
     update(channel, key, message) {
       const tracked = messages.get(key);
       if (closed || tracked === undefined || tracked.channel !== channel || tracked.state === "failed") {

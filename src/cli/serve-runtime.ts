@@ -120,7 +120,11 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
             }),
       };
     },
-    onFinished: (job) => jobChannels.delete(job.id),
+    onFinished: (job) => {
+      jobChannels.delete(job.id);
+      // Once the report and the last updates are out, forget the job's messages (bounded memory).
+      void notifier.flush(10_000).then(() => notifier.forget(`${job.id}:`));
+    },
   });
 
   const authorizer = createAuthorizer({

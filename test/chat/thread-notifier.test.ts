@@ -44,6 +44,17 @@ afterEach(async () => {
 });
 
 describe("thread notifier over the fake Web API", () => {
+  it("forgets a finished job's messages once they are sent: later updates to them are ignored", async () => {
+    notifier.post("C1", { text: "parent" }, { key: "job9:parent" });
+    notifier.post("C1", { text: "other" }, { key: "job8:parent" });
+    expect(await notifier.flush(5000)).toEqual({ kind: "flushed" });
+    notifier.forget("job9:");
+    notifier.update("C1", "job9:parent", { text: "parent, edited" });
+    notifier.update("C1", "job8:parent", { text: "other, edited" });
+    expect(await notifier.flush(5000)).toEqual({ kind: "flushed" });
+    expect(fake.calls("chat.update").map((c) => c.params.text)).toEqual(["other, edited"]);
+  });
+
   it("posts in order per channel and threads replies under their parent", async () => {
     const parent = notifier.post("C1", { text: "rollout of prod" }, { key: "job1:parent" });
     for (let i = 1; i <= 5; i += 1)

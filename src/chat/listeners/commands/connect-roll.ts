@@ -130,9 +130,9 @@ export function createConnectRollCommand(deps: ConnectRollCommandDeps): (args: A
       case "help":
         return { reply: renderHelp(deps.commandName) };
       case "status":
-        return { reply: await deps.bot.status(c.cluster) };
+        return { reply: await deps.bot.status(c.cluster, caller) };
       case "history":
-        return { reply: await deps.bot.history(c.cluster) };
+        return { reply: await deps.bot.history(c.cluster, caller) };
       case "abort":
       case "pause":
       case "resume":
