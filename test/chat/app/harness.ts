@@ -8,6 +8,7 @@ import { simRunnerClock } from "../../../src/cli/in-process-rollout.js";
 import { createServeRuntime, type ServeRuntime } from "../../../src/cli/serve-runtime.js";
 import { simClusterConfig } from "../../../src/cli/sim-cluster-config.js";
 import { configSchema } from "../../../src/config/schema.js";
+import type { JobStore } from "../../../src/jobs/job-store.js";
 import { createRedisJobStore } from "../../../src/jobs/redis-job-store.js";
 import { systemClock } from "../../../src/jobs/system-clock.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../../src/sandbox/slack-web-api.js";
@@ -41,6 +42,20 @@ export interface HarnessOptions {
   readonly workers?: number;
   /** Change windows of every cluster (default: none, always open). */
   readonly changeWindows?: readonly { days: string[]; start: string; end: string; timezone: string }[];
+  /** Lease length of every replica's cluster locks; default 5000. */
+  readonly lockTtlMs?: number;
+  /** How often every replica looks for orphaned rollouts; default 60 000 (never, in a test). */
+  readonly orphanSweepMs?: number;
+  /** The gate's `slowAfterMs` (simulated ms past the delay deadline or the stop); default: the product's. */
+  readonly slowAfterMs?: number;
+}
+
+export interface Replica {
+  readonly runtime: ServeRuntime;
+  readonly port: number;
+  readonly redis: Redis;
+  /** The replica's own job store (the one its runtime uses), for reading job records in assertions. */
+  readonly store: JobStore;
 }
 
 export interface HttpReply {
@@ -52,7 +67,7 @@ export interface HttpReply {
 export interface Harness {
   readonly fake: FakeSlackWebApi;
   readonly sim: RunningSim;
-  readonly replicas: readonly { runtime: ServeRuntime; port: number; redis: Redis }[];
+  readonly replicas: readonly Replica[];
   /** What the bot sent to `response_url`s. */
   readonly responses: Record<string, unknown>[];
   readonly prefix: string;
@@ -72,7 +87,16 @@ export interface Harness {
   get(path: string, replica?: number): Promise<HttpReply>;
   parents(channel?: string): StoredMessage[];
   thread(parentTs: string, channel?: string): ThreadView;
-  waitFor<T>(probe: () => T | undefined | null | false, timeoutMs?: number, what?: string): Promise<T>;
+  waitFor<T>(
+    probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+    timeoutMs?: number,
+    what?: string,
+  ): Promise<T>;
+  /**
+   * Kills replica `index` abruptly, as a crashed process: its Redis connection drops (its leases are neither renewed
+   * nor released, so they expire), its Slack app stops answering and its notifier drops what it had not sent.
+   */
+  crash(index: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -104,17 +128,20 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       state.heldTasks.length === 0
     );
   }, 10_000);
+  const simCluster = simClusterConfig({
+    clusterName: "sim",
+    workers: sim.workers,
+    controlUrl: sim.controlUrl,
+    delayMs: 2000,
+    restartMs: 500,
+    pollIntervalMs: 200,
+    consecutivePolls: 2,
+    quietPeriodMs: 500,
+  });
+  const simGate = typeof simCluster.gate === "object" && simCluster.gate !== null ? simCluster.gate : {};
   const cluster = {
-    ...simClusterConfig({
-      clusterName: "sim",
-      workers: sim.workers,
-      controlUrl: sim.controlUrl,
-      delayMs: 2000,
-      restartMs: 500,
-      pollIntervalMs: 200,
-      consecutivePolls: 2,
-      quietPeriodMs: 500,
-    }),
+    ...simCluster,
+    ...(options.slowAfterMs === undefined ? {} : { gate: { ...simGate, slowAfterMs: options.slowAfterMs } }),
     connect: { scheduledRebalanceMaxDelayMs: 2000, ...(options.eager === true ? { protocol: "eager" } : {}) },
   };
   const config = configSchema.parse({
@@ -127,7 +154,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     clusters: { sim: cluster, "sim-eu": cluster, "prod-cluster": cluster },
   });
-  const replicas: { runtime: ServeRuntime; port: number; redis: Redis }[] = [];
+  const replicas: Replica[] = [];
   for (let i = 0; i < (options.replicas ?? 1); i += 1) {
     const redis = new Redis(REDIS_URL, {
       commandTimeout: 2000,
@@ -142,9 +169,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       logger,
       timeoutMs: 5000,
     });
+    const store = createRedisJobStore({ redis, prefix });
     const runtime = createServeRuntime({
       config,
-      store: createRedisJobStore({ redis, prefix }),
+      store,
       api,
       transport: { kind: "http", signingSecret: SECRET },
       botToken: BOT_TOKEN,
@@ -154,17 +182,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       clientRetries: 0,
       logger: logger.child({ replica: i }),
       replicaId: `replica-${i}`,
-      lockTtlMs: 5000,
+      lockTtlMs: options.lockTtlMs ?? 5000,
       wallClock: systemClock,
       runnerClock: simRunnerClock(sim),
       env: {},
       notifier: { postIntervalMs: 20, minUpdateIntervalMs: 50, baseBackoffMs: 50 },
       approvalPollMs: 100,
-      orphanSweepMs: 60_000,
+      orphanSweepMs: options.orphanSweepMs ?? 60_000,
       parentWaitMs: 3000,
     });
     const { port } = await runtime.start(0);
-    replicas.push({ runtime, port, redis });
+    replicas.push({ runtime, port, redis, store });
   }
 
   async function send(request: SignedRequest, replica = 0, path = "/slack/events"): Promise<HttpReply> {
@@ -230,11 +258,18 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async waitFor(probe, timeoutMs = 15_000, what = "condition") {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const value = probe();
+        const value = await probe();
         if (value !== undefined && value !== null && value !== false) return value;
         if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
+    },
+    async crash(index) {
+      const target = replicas[index];
+      if (target === undefined) throw new Error(`no replica ${index}`);
+      void target.runtime.notifier.close();
+      target.redis.disconnect();
+      await target.runtime.slack.stop();
     },
     async close() {
       for (const r of replicas) await r.runtime.stop();
