@@ -1,26 +1,9 @@
 import { request } from "undici";
-import { afterEach, describe, expect, it } from "vitest";
-import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
-import { createControlClient, followers } from "./support/control-client.js";
+import { describe, expect, it } from "vitest";
+import { followers } from "./support/control-client.js";
+import { useSims } from "./support/sim-fixture.js";
 
-const sims: RunningSim[] = [];
-afterEach(async () => {
-  await Promise.all(sims.splice(0).map((s) => s.close()));
-});
-
-async function sim(extra: Parameters<typeof startSim>[0] = {}) {
-  const s = await startSim({
-    virtualTime: true,
-    workers: 3,
-    connectors: 3,
-    tasksPerConnector: 4,
-    delayMs: 60_000,
-    seed: 5,
-    ...extra,
-  });
-  sims.push(s);
-  return { s, c: createControlClient(s.controlUrl) };
-}
+const sim = useSims({ workers: 3, connectors: 3, tasksPerConnector: 4, delayMs: 60_000, seed: 5 });
 
 describe("faults", () => {
   it("a task fails with a trace when started on the version named by sim.fail.on.version", async () => {

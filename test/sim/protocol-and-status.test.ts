@@ -1,24 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
-import { createControlClient, followers } from "./support/control-client.js";
+import { describe, expect, it } from "vitest";
+import type { StartSimOptions } from "../../src/sim/start-sim.js";
+import { followers } from "./support/control-client.js";
+import { useSims } from "./support/sim-fixture.js";
 
-const sims: RunningSim[] = [];
-afterEach(async () => {
-  await Promise.all(sims.splice(0).map((s) => s.close()));
-});
-
-async function sim(extra: Parameters<typeof startSim>[0] = {}) {
-  const s = await startSim({
-    virtualTime: true,
-    workers: 3,
-    connectors: 3,
-    tasksPerConnector: 4,
-    seed: 11,
-    ...extra,
-  });
-  sims.push(s);
-  return createControlClient(s.controlUrl);
-}
+const startSims = useSims({ workers: 3, connectors: 3, tasksPerConnector: 4, seed: 11 });
+const sim = async (extra: StartSimOptions = {}) => (await startSims(extra)).c;
 
 describe("protocol negotiation (CONNECT-FACTS §3)", () => {
   it("2.2 → 3.7: eager with interruptions on every rebalance until the last 2.2 worker leaves", async () => {

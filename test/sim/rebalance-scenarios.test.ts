@@ -1,26 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
-import { createControlClient, followers, tasksByWorker } from "./support/control-client.js";
+import { describe, expect, it } from "vitest";
+import { followers, tasksByWorker } from "./support/control-client.js";
+import { useSims } from "./support/sim-fixture.js";
 
-const sims: RunningSim[] = [];
-afterEach(async () => {
-  await Promise.all(sims.splice(0).map((s) => s.close()));
+const sim = useSims({
+  workers: 3,
+  connectors: 3,
+  tasksPerConnector: 4,
+  delayMs: 300_000,
+  restartMs: 20_000,
+  seed: 7,
 });
-
-async function sim(extra: Parameters<typeof startSim>[0] = {}) {
-  const s = await startSim({
-    virtualTime: true,
-    workers: 3,
-    connectors: 3,
-    tasksPerConnector: 4,
-    delayMs: 300_000,
-    restartMs: 20_000,
-    seed: 7,
-    ...extra,
-  });
-  sims.push(s);
-  return { s, c: createControlClient(s.controlUrl) };
-}
 
 describe("follower bounce (CONNECT-FACTS §1.3)", () => {
   it("holds the tasks until the deadline, then gives them back to the same worker", async () => {
