@@ -188,7 +188,7 @@ export function decide(state: RolloutState, input: RolloutInput): Transition {
       state: s,
       effects: [
         emit({ kind: "restart-issued", step: step.step, worker: step.worker, detail: input.detail }),
-        { kind: "read-cluster", afterMs: s.settings.pollIntervalMs },
+        { kind: "read-cluster", afterMs: backPollMs(s, step) },
       ],
     };
   }
@@ -578,8 +578,18 @@ function onWaitingBack(
   }
   return {
     state: { ...s, phase: { ...phase, seenDown } },
-    effects: [{ kind: "read-cluster", afterMs: s.settings.pollIntervalMs }],
+    effects: [{ kind: "read-cluster", afterMs: backPollMs(s, step) }],
   };
+}
+
+/**
+ * How often to look for a restarted worker. Inside an eager window every rebalance stops every task, so the next
+ * worker should follow as soon as the previous one is back, before the tasks it got start and are stopped again:
+ * poll ten times as often there (but not more often than every 0.5 s). Elsewhere the normal interval.
+ */
+function backPollMs(s: RolloutState, step: StepRecord): number {
+  const eager = windowKeyOf(s, step.worker)?.startsWith("eager:") === true;
+  return eager ? Math.max(500, Math.round(s.settings.pollIntervalMs / 10)) : s.settings.pollIntervalMs;
 }
 
 function workerBack(
