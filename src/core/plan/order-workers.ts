@@ -29,7 +29,7 @@ export function orderWorkers(
   leader: LeaderResolution,
 ): WorkerOrder {
   const skipped: SkippedWorker[] = [];
-  const todo: WorkerSnapshot[] = [];
+  const toRestart: WorkerSnapshot[] = [];
   for (const w of [...snapshot.workers].sort((a, b) => compareNatural(a.name, b.name))) {
     if (target.kind === "upgrade" && w.version !== null && versionMatches(w.version, target.version)) {
       skipped.push({
@@ -37,12 +37,12 @@ export function orderWorkers(
         reason: `already reports ${w.version}, which matches ${target.version}`,
       });
     } else {
-      todo.push(w);
+      toRestart.push(w);
     }
   }
   const isLeader = (w: WorkerSnapshot) => leader.kind === "known" && leader.worker === w.name;
-  const followers = todo.filter((w) => !isLeader(w));
-  const leaders = todo.filter(isLeader);
+  const followers = toRestart.filter((w) => !isLeader(w));
+  const leaders = toRestart.filter(isLeader);
   const followerReasons = leader.kind === "known" ? [FOLLOWER_REASON] : [UNKNOWN_LEADER_REASON];
   const ordered: OrderedWorker[] = [
     ...followers.map((worker) => ({ worker, isLeader: false, reasons: followerReasons })),
