@@ -194,7 +194,7 @@ function asSubcommand(word: string): Subcommand | undefined {
   return SUBCOMMANDS.find((s) => s === lowered);
 }
 
-/** The distinct disallowed characters, shown safely (printable ASCII quoted, everything else as U+XXXX). */
+/** The distinct disallowed characters, shown safely (printable ASCII quoted, everything else as its Unicode code point, e.g. U+200B). */
 function badCharacters(text: string): string[] {
   const seen = new Set<string>();
   for (const char of text) {

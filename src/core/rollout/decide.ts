@@ -27,7 +27,7 @@ import {
   freezeChanges,
   freezeOf,
   keepLeaderLast,
-  NO_MEASUREMENTS,
+  pendingStep,
   stepAt,
   updateStep,
 } from "./step-helpers.js";
@@ -237,24 +237,16 @@ function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: number): Tr
       `cannot read the connectors of ${s.cluster}: ${snapshot.connectorsError ?? "no worker answered"}; nothing was restarted`,
     );
   const plan: Plan = planRollout(snapshot, s.target, s.settings.planPolicy);
-  const steps: StepRecord[] = plan.steps.map((p) => ({
-    step: p.step,
-    worker: p.worker,
-    workerId: p.workerId,
-    url: snapshot.workers.find((w) => w.name === p.worker)?.url ?? "",
-    isLeader: p.isLeader,
-    fromVersion: p.fromVersion,
-    status: "pending",
-    attempts: 0,
-    restartIssuedAt: null,
-    restartDetail: null,
-    backAt: null,
-    backVersion: null,
-    settledAt: null,
-    gate: [],
-    note: null,
-    measurements: NO_MEASUREMENTS,
-  }));
+  const steps: StepRecord[] = plan.steps.map((p) =>
+    pendingStep({
+      step: p.step,
+      worker: p.worker,
+      workerId: p.workerId,
+      url: snapshot.workers.find((w) => w.name === p.worker)?.url ?? "",
+      isLeader: p.isLeader,
+      fromVersion: p.fromVersion,
+    }),
+  );
   let next: RolloutState = {
     ...s,
     plan,
@@ -546,16 +538,27 @@ function isBack(
   return seenDown || now - since >= s.settings.expectedRestartMs;
 }
 
+/** The step in flight and what the poll says of its worker; null when the step is gone. */
+function observeWorker(
+  s: RolloutState,
+  phase: { readonly step: number; readonly seenDown: boolean },
+  snapshot: ClusterSnapshot,
+): { step: StepRecord; worker: ClusterSnapshot["workers"][number] | undefined; seenDown: boolean } | null {
+  const step = stepAt(s, phase.step);
+  if (!step) return null;
+  const worker = snapshot.workers.find((x) => x.name === step.worker);
+  return { step, worker, seenDown: phase.seenDown || !worker?.reachable };
+}
+
 function onWaitingBack(
   s: RolloutState,
   phase: Extract<Phase, { kind: "waiting-back" }>,
   snapshot: ClusterSnapshot,
   now: number,
 ): Transition {
-  const step = stepAt(s, phase.step);
-  if (!step) return stay(s);
-  const w = snapshot.workers.find((x) => x.name === step.worker);
-  const seenDown = phase.seenDown || !w?.reachable;
+  const seen = observeWorker(s, phase, snapshot);
+  if (!seen) return stay(s);
+  const { step, worker: w, seenDown } = seen;
   if (isBack(s, step, snapshot, seenDown, phase.since, now))
     return workerBack(s, step, phase.baseline, snapshot, now);
   if (now - phase.since > s.settings.backTimeoutMs) {
@@ -643,10 +646,9 @@ function onVerifying(
   snapshot: ClusterSnapshot,
   now: number,
 ): Transition {
-  const step = stepAt(s, phase.step);
-  if (!step) return stay(s);
-  const w = snapshot.workers.find((x) => x.name === step.worker);
-  const seenDown = phase.seenDown || !w?.reachable;
+  const seen = observeWorker(s, phase, snapshot);
+  if (!seen) return stay(s);
+  const { step, worker: w, seenDown } = seen;
   const baseline = phase.baseline;
   if (
     baseline &&

@@ -13,6 +13,25 @@ export const NO_MEASUREMENTS: StepMeasurements = {
   polls: 0,
 };
 
+/** A step as planned, before anything happened to it. */
+export function pendingStep(
+  p: Pick<StepRecord, "step" | "worker" | "workerId" | "url" | "isLeader" | "fromVersion">,
+): StepRecord {
+  return {
+    ...p,
+    status: "pending",
+    attempts: 0,
+    restartIssuedAt: null,
+    restartDetail: null,
+    backAt: null,
+    backVersion: null,
+    settledAt: null,
+    gate: [],
+    note: null,
+    measurements: NO_MEASUREMENTS,
+  };
+}
+
 export function stepAt(state: RolloutState, step: number): StepRecord | undefined {
   return state.steps[step - 1];
 }

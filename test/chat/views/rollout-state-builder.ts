@@ -10,6 +10,7 @@ import type {
   StepRecord,
 } from "../../../src/core/rollout/rollout-types.js";
 import { ROLLOUT_STATE_VERSION } from "../../../src/core/rollout/rollout-types.js";
+import { NO_MEASUREMENTS, pendingStep } from "../../../src/core/rollout/step-helpers.js";
 import type { Baseline, GateReason } from "../../../src/core/settle/settle-types.js";
 import { planFor } from "./plan-fixture.js";
 
@@ -21,16 +22,6 @@ export const MINUTE = 60 * SECOND;
 const STEP_SPACING = 6 * MINUTE;
 const RESTART_MS = 42 * SECOND;
 const SETTLE_MS = 4 * MINUTE + 20 * SECOND;
-
-const NO_MEASUREMENTS: StepMeasurements = {
-  restartMs: null,
-  settleMs: null,
-  tasksMoved: 0,
-  taskDowntimeMs: 0,
-  rebalances: 0,
-  eagerRebalances: 0,
-  polls: 0,
-};
 
 export interface RolloutOptions {
   cluster?: string;
@@ -72,24 +63,16 @@ export class RolloutStateBuilder {
       to === "restart"
         ? { kind: "restart" as const, version: from, argument: "restart" }
         : { kind: "upgrade" as const, version: to, argument: `v${to}` };
-    const steps: StepRecord[] = names.map((worker, i) => ({
-      step: i + 1,
-      worker,
-      workerId: `${worker}:8083`,
-      url: `http://${worker}:8083`,
-      isLeader: i === names.length - 1,
-      fromVersion: from,
-      status: "pending",
-      attempts: 0,
-      restartIssuedAt: null,
-      restartDetail: null,
-      backAt: null,
-      backVersion: null,
-      settledAt: null,
-      gate: [],
-      note: null,
-      measurements: NO_MEASUREMENTS,
-    }));
+    const steps: StepRecord[] = names.map((worker, i) =>
+      pendingStep({
+        step: i + 1,
+        worker,
+        workerId: `${worker}:8083`,
+        url: `http://${worker}:8083`,
+        isLeader: i === names.length - 1,
+        fromVersion: from,
+      }),
+    );
     this.state = {
       v: ROLLOUT_STATE_VERSION,
       jobId: options.jobId ?? "job-01HX",
