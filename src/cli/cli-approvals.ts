@@ -17,6 +17,12 @@ export const APPROVE_FLAG_KINDS: Readonly<Record<string, readonly ApprovalKind[]
   restart: ["restart-failed", "restart-unconfirmed"],
 };
 
+/**
+ * Prompts whose "go" may restart a worker a second time (the first restart may have acted). `--yes` never answers
+ * them: only a named `--approve=restart` (or a person at the prompt) can.
+ */
+export const SECOND_RESTART_KINDS: readonly ApprovalKind[] = ["restart-failed", "restart-unconfirmed"];
+
 export type ApprovePolicy =
   | { readonly kind: "all" }
   | { readonly kind: "some"; readonly kinds: ReadonlySet<ApprovalKind> };
@@ -59,10 +65,16 @@ export function createCliApprovals(o: CliApprovalOptions): ApprovalSource {
     approval.options.find((d) => d !== "abort") ?? "abort";
   return {
     async wait(_job, approval, signal): Promise<Decision> {
-      const allowed = o.policy.kind === "all" || o.policy.kinds.has(approval.kind);
+      const risksSecondRestart = SECOND_RESTART_KINDS.includes(approval.kind);
+      const allowed = o.policy.kind === "all" ? !risksSecondRestart : o.policy.kinds.has(approval.kind);
       if (allowed) return { decision: go(approval), by: `${o.user} (policy)`, at: o.now() };
-      if (!o.interactive)
-        return { decision: "abort", by: `${o.user} (no approval policy for ${approval.kind})`, at: o.now() };
+      if (!o.interactive) {
+        const why =
+          o.policy.kind === "all" && risksSecondRestart
+            ? `--yes never answers ${approval.kind}: it may restart a worker twice; pass --approve=restart to allow it`
+            : `no approval policy for ${approval.kind}`;
+        return { decision: "abort", by: `${o.user} (${why})`, at: o.now() };
+      }
       const rl = createInterface({ input: o.input, output: o.output });
       try {
         const choices = approval.options.join("/");

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -24,14 +25,17 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-function runCli(config: string): {
+function runCli(
+  config: string,
+  target = "v3.7.1",
+): {
   child: ChildProcess;
   lines: AsyncIterable<string>;
   exit: Promise<number | null>;
 } {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/cli.ts", "run", "--config", config, "sim", "v3.7.1", "--yes", "--json"],
+    ["--import", "tsx", "src/cli.ts", "run", "--config", config, "sim", target, "--yes", "--json"],
     {
       env: {
         PATH: process.env.PATH ?? "",
@@ -57,34 +61,44 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Pr
   }
 }
 
+/** `executor`: the cluster's executor (default: the sim executor). */
+async function startCluster(
+  executor?: (controlUrl: string) => Record<string, unknown>,
+): Promise<{ running: RunningSim; config: string }> {
+  await sim?.close();
+  const running = await startSim({
+    virtualTime: false,
+    workers: 4,
+    connectors: 4,
+    tasksPerConnector: 2,
+    version: "3.6.1",
+    delayMs: 1_500,
+    restartMs: 300,
+    taskStartMs: 100,
+    rebalanceMs: 50,
+    sessionTimeoutMs: 1_000,
+    seed: 5,
+  });
+  sim = running;
+  const config = join(tmpdir(), `connect-roll-crash-${process.pid}.yml`);
+  const cluster = simClusterConfig({
+    clusterName: "sim",
+    workers: running.workers,
+    controlUrl: running.controlUrl,
+    delayMs: 1_500,
+    restartMs: 300,
+    pollIntervalMs: 200,
+    quietPeriodMs: 300,
+    consecutivePolls: 2,
+  });
+  if (executor !== undefined) cluster.executor = executor(running.controlUrl);
+  await writeFile(config, stringify({ clusters: { sim: cluster } }));
+  return { running, config };
+}
+
 describe("connect-roll run killed with SIGKILL mid-step", () => {
   it("is taken over by another run after the lease expires and finishes without restarting any worker twice", async () => {
-    const running = await startSim({
-      virtualTime: false,
-      workers: 4,
-      connectors: 4,
-      tasksPerConnector: 2,
-      version: "3.6.1",
-      delayMs: 1_500,
-      restartMs: 300,
-      taskStartMs: 100,
-      rebalanceMs: 50,
-      sessionTimeoutMs: 1_000,
-      seed: 5,
-    });
-    sim = running;
-    const config = join(tmpdir(), `connect-roll-crash-${process.pid}.yml`);
-    const cluster = simClusterConfig({
-      clusterName: "sim",
-      workers: running.workers,
-      controlUrl: running.controlUrl,
-      delayMs: 1_500,
-      restartMs: 300,
-      pollIntervalMs: 200,
-      quietPeriodMs: 300,
-      consecutivePolls: 2,
-    });
-    await writeFile(config, stringify({ clusters: { sim: cluster } }));
+    const { running, config } = await startCluster();
 
     const first = runCli(config);
     for await (const line of first.lines) {
@@ -105,5 +119,47 @@ describe("connect-roll run killed with SIGKILL mid-step", () => {
     const state = running.cluster.state();
     expect(Object.values(state.counters.restarts)).toEqual([1, 1, 1, 1]);
     expect(state.workers.every((w) => w.version === "3.7.1")).toBe(true);
+  }, 60_000);
+
+  it("a resumed plain restart whose restart cannot be confirmed is never answered by --yes: no worker restarts twice", async () => {
+    const stateFile = join(tmpdir(), `connect-roll-hang-${process.pid}.json`);
+    await rm(stateFile, { force: true });
+    const fixture = fileURLToPath(new URL("../restart/fixtures/restart-then-hang.mjs", import.meta.url));
+    const { running, config } = await startCluster((controlUrl) => ({
+      kind: "command",
+      argv: [process.execPath, fixture, controlUrl, "{worker}", stateFile],
+      timeoutMs: 60_000,
+    }));
+    // The first run dies while its executor is in flight: step 2's worker was restarted, the executor never returned.
+    const first = runCli(config, "restart");
+    let hangingPid: number | null = null;
+    await waitFor(async () => {
+      const state = JSON.parse(await readFile(stateFile, "utf8").catch(() => "{}")) as {
+        hangingPid?: number;
+      };
+      hangingPid = state.hangingPid ?? null;
+      return hangingPid !== null;
+    }, 20_000);
+    first.child.kill("SIGKILL");
+    await first.exit;
+    if (hangingPid !== null) process.kill(-hangingPid, "SIGKILL");
+    await waitFor(async () => (await redis.exists(`${prefix}lock:sim`)) === 0, 10_000);
+
+    const second = runCli(config, "restart");
+    const events: {
+      kind: string;
+      result?: string;
+      approval?: { kind: string; by?: string; decision?: string };
+    }[] = [];
+    for await (const line of second.lines) events.push(JSON.parse(line) as (typeof events)[number]);
+    await second.exit;
+    const restarts = Object.values(running.cluster.state().counters.restarts);
+    expect(restarts.every((n) => n <= 1)).toBe(true);
+    // The takeover cannot confirm step 2's restart (the worker never went down while it watched): it asks, and
+    // --yes does not answer that prompt.
+    const decided = events.find((e) => e.kind === "approval-decided");
+    expect(decided?.approval).toMatchObject({ kind: "restart-unconfirmed", decision: "abort" });
+    expect(decided?.approval?.by).toContain("--approve=restart");
+    expect(events.at(-1)).toMatchObject({ kind: "summary", result: "aborted" });
   }, 60_000);
 });

@@ -32,9 +32,10 @@ export const runCommand: CliCommand = {
 Runs the rollout: one worker at a time, followers first and the group leader last, each step followed by the
 settle gate. The Slack thread becomes lines on stdout (or JSON lines with --json, ending with a summary).
 
-Approvals: --yes answers every prompt with its "go" choice; --approve=KINDS only those kinds
-(blocking, eager, slow, gate-failed, config, restart). Other prompts are asked on a terminal; without a
-terminal they are answered "abort", so nothing risky happens unattended.
+Approvals: --yes answers every prompt with its "go" choice except the ones that may restart a worker a second
+time (a failed or unconfirmed restart): those need the named --approve=restart. --approve=KINDS answers only
+those kinds (blocking, eager, slow, gate-failed, config, restart). Other prompts are asked on a terminal;
+without a terminal they are answered "abort", so nothing risky happens unattended.
 
 With REDIS_URL (or redis.url in the config) the cluster lock is shared with the bot and other runs, and an
 interrupted run (Ctrl-C, a crash) is resumed by running the same command again once its lease has expired.
@@ -44,7 +45,7 @@ without a passed gate; 2 usage error.
 
 Options:
   --config FILE      configuration file (default: connect-roll.yml)
-  --yes              approve every prompt
+  --yes              approve every prompt but a second restart's
   --approve KINDS    approve only these prompt kinds (comma-separated)
   --json             one JSON object per event on stdout, then {"kind":"summary",…}
   --pace safe|window override the cluster's pace

@@ -28,6 +28,7 @@ Environment:
   PORT                   HTTP port (default 3000); in Socket Mode it serves only /healthz and /readyz
   SLACK_API_URL          base URL of the Web API (sandbox and tests)
   CONNECT_ROLL_REPLICA_ID  this replica's name (default host-pid)
+  CONNECT_ROLL_REDIS_PREFIX  prefix of every Redis key (default connect-roll:); the same for run and serve
   LOG_LEVEL              fatal|error|warn|info|debug|trace (default info)
 
 Routes (HTTP mode): POST /slack/events, GET /healthz (process), GET /readyz (store reachable, config loaded).
@@ -79,7 +80,8 @@ Options:
           enableOfflineQueue: false,
         });
         redis.on("error", (err: unknown) => logger.warn({ err }, "redis connection error"));
-        store = createRedisJobStore({ redis, prefix: "connect-roll:" });
+        // The same key prefix as `run`: one cluster, one lock, whichever of the two starts a rollout.
+        store = createRedisJobStore({ redis, prefix: env.CONNECT_ROLL_REDIS_PREFIX });
       }
       const slackApiUrl = env.SLACK_API_URL === undefined ? undefined : apiBase(env.SLACK_API_URL);
       const api = createWebClientSlackWebApi({

@@ -1,0 +1,58 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createCliApprovals, parseApproveFlag } from "../../src/cli/cli-approvals.js";
+import type { ApprovalKind, PendingApproval } from "../../src/core/rollout/rollout-types.js";
+
+const job = {} as Parameters<ReturnType<typeof createCliApprovals>["wait"]>[0];
+
+function approval(kind: ApprovalKind): PendingApproval {
+  return {
+    id: `a-${kind}`,
+    kind,
+    step: 2,
+    prompt: "p",
+    details: [],
+    options: ["approve", "abort"],
+    askedAt: 0,
+  };
+}
+
+function approvals(policy: Parameters<typeof createCliApprovals>[0]["policy"]) {
+  return createCliApprovals({
+    policy,
+    interactive: false,
+    input: new PassThrough(),
+    output: new PassThrough(),
+    user: "ops@vm",
+    now: () => 1,
+  });
+}
+
+describe("CLI approvals", () => {
+  it.each(["restart-unconfirmed", "restart-failed"] as const)(
+    "--yes never answers %s (it may restart a worker twice): abort, with the flag that would allow it",
+    async (kind) => {
+      const d = await approvals({ kind: "all" }).wait(job, approval(kind), new AbortController().signal);
+      expect(d.decision).toBe("abort");
+      expect(d.by).toContain("--approve=restart");
+    },
+  );
+
+  it("--yes answers the other prompts with their go decision", async () => {
+    for (const kind of ["eager-window", "slow-gate", "config-changed", "blocking-findings"] as const) {
+      const d = await approvals({ kind: "all" }).wait(job, approval(kind), new AbortController().signal);
+      expect(d.decision).toBe("approve");
+    }
+  });
+
+  it("the named --approve=restart answers a second restart's prompt", async () => {
+    const parsed = parseApproveFlag("restart");
+    if (parsed.kind !== "ok") throw new Error(parsed.message);
+    const d = await approvals({ kind: "some", kinds: parsed.kinds }).wait(
+      job,
+      approval("restart-unconfirmed"),
+      new AbortController().signal,
+    );
+    expect(d.decision).toBe("approve");
+  });
+});
