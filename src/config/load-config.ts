@@ -1,9 +1,13 @@
+import { accessSync, constants } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { AppError, ErrorCode } from "../core/errors.js";
-import { type ConfigProblem, formatPath } from "./config-problem.js";
-import { applyRules } from "./rules.js";
+import type { ConfigProblem } from "./config-problem.js";
+import { applyRules, type FileCheck } from "./rules.js";
 import { type Config, configSchema } from "./schema.js";
+import { checkSchema, isUnder, type Placeholder } from "./schema-problems.js";
 
 export type ParsedConfig =
   | { readonly kind: "valid"; readonly config: Config; readonly warnings: readonly ConfigProblem[] }
@@ -11,6 +15,8 @@ export type ParsedConfig =
 
 export interface ParseConfigOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Checks that files the config names (CA bundles) can be read; loadConfigFile passes the real one. */
+  readonly files?: FileCheck;
 }
 
 /**
@@ -48,39 +54,26 @@ export function parseConfigText(text: string, options: ParseConfigOptions = {}):
     return { line: null, column: null };
   };
   const raw: unknown = doc.toJS() ?? {};
-  const result = configSchema.safeParse(raw);
-  if (!result.success) {
-    const problems: ConfigProblem[] = [];
-    for (const issue of result.error.issues) {
-      if (issue.code === "unrecognized_keys") {
-        for (const key of issue.keys) {
-          const path = [...issue.path, key];
-          problems.push({
-            severity: "error",
-            rule: "schema",
-            path: formatPath(path),
-            message: `unknown key "${key}"`,
-            ...locate(path),
-          });
-        }
-        continue;
-      }
-      problems.push({
-        severity: "error",
-        rule: "schema",
-        path: formatPath(issue.path),
-        message: issue.message,
-        ...locate(issue.path),
-      });
-    }
-    return { kind: "invalid", problems };
-  }
-  const config = normalise(result.data, env);
-  const ruled = applyRules(config, env).map((p) => ({ ...p, ...locate(pathFromDotted(p.path)) }));
-  const errors = ruled.filter((p) => p.severity === "error");
-  if (errors.length > 0) return { kind: "invalid", problems: ruled };
+  const checked = checkSchema(configSchema, raw, executorPlaceholder);
+  const schemaProblems: ConfigProblem[] = checked.problems.map(({ at, ...p }) => ({ ...p, ...locate(at) }));
+  const config = checked.repaired === null ? null : normalise(checked.repaired, env);
+  const ruled =
+    config === null
+      ? []
+      : applyRules(config, env, options.files ?? null)
+          .filter((p) => !isUnder(p.path, checked.removed))
+          .map((p) => ({ ...p, ...locate(pathFromDotted(p.path)) }));
+  const problems = [...schemaProblems, ...ruled].sort((a, b) => (a.line ?? 1e9) - (b.line ?? 1e9));
+  if (config === null || problems.some((p) => p.severity === "error")) return { kind: "invalid", problems };
   return { kind: "valid", config, warnings: ruled };
 }
+
+/** A cluster whose executor is broken keeps a stand-in executor, so the rules still check its workers and gate. */
+const executorPlaceholder: Placeholder = (path) => {
+  const i = path.indexOf("executor");
+  if (path[0] !== "clusters" || i !== 2) return null;
+  return { at: path.slice(0, 3), value: { kind: "sim", controlUrl: "http://placeholder.invalid" } };
+};
 
 function normalise(config: Config, env: Readonly<Record<string, string | undefined>>): Config {
   const redisUrl = env.REDIS_URL;
@@ -102,19 +95,42 @@ function pathFromDotted(path: string): PropertyKey[] {
   return out;
 }
 
-/** Reads and parses a config file; a missing file is an AppError `config/not-found`. */
+/** Why a file cannot be read ("ENOENT", "EACCES"), or null when it can. */
+export const checkFileReadable: FileCheck = (file) => {
+  try {
+    accessSync(file, constants.R_OK);
+    return null;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code ?? "unreadable";
+  }
+};
+
+/** Where the annotated example config lives (shipped with the package). */
+export function exampleConfigPath(): string {
+  const absolute = fileURLToPath(new URL("../../examples/connect-roll.yml", import.meta.url));
+  const rel = relative(process.cwd(), absolute);
+  return rel.startsWith("..") ? absolute : rel;
+}
+
+/**
+ * Reads and parses a config file, checking that the files it names can be read; a missing file is an AppError
+ * `config/not-found` whose message says how to start from the example.
+ */
 export async function loadConfigFile(file: string, options: ParseConfigOptions = {}): Promise<ParsedConfig> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (cause) {
-    throw new AppError(
-      ErrorCode.ConfigNotFound,
-      `cannot read config file ${file}: ${(cause as NodeJS.ErrnoException).code ?? "error"}`,
-      { cause },
-    );
+    const code = (cause as NodeJS.ErrnoException).code ?? "error";
+    const hint =
+      code === "ENOENT"
+        ? `; start from the annotated example: cp ${exampleConfigPath()} ${file} (or pass --config FILE)`
+        : "";
+    throw new AppError(ErrorCode.ConfigNotFound, `cannot read config file ${file}: ${code}${hint}`, {
+      cause,
+    });
   }
-  return parseConfigText(text, options);
+  return parseConfigText(text, { files: checkFileReadable, ...options });
 }
 
 /** Like loadConfigFile, but an invalid file is an AppError `config/invalid` listing every problem. */

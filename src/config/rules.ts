@@ -6,7 +6,14 @@ import type { Config } from "./schema.js";
  * `env` is consulted only to warn about secrets that are referenced but not set.
  */
 type Problem = Omit<ConfigProblem, "line" | "column">;
-type Rule = (config: Config, env: Readonly<Record<string, string | undefined>>) => Problem[];
+type Rule = (
+  config: Config,
+  env: Readonly<Record<string, string | undefined>>,
+  files: FileCheck,
+) => Problem[];
+
+/** Why a file named in the config cannot be read (e.g. "ENOENT"), or null when it can; null checks nothing. */
+export type FileCheck = ((file: string) => string | null) | null;
 
 const PLACEHOLDER_RE = /\{([a-zA-Z]+)\}/g;
 const COMMAND_PLACEHOLDERS = new Set(["worker", "host", "version", "image", "pod"]);
@@ -256,8 +263,39 @@ const gateRules: Rule = (config) => {
   return out;
 };
 
-export const RULES: readonly Rule[] = [uniqueWorkers, executorRules, versionRules, accessRules, gateRules];
+const filesReadable: Rule = (config, _env, files) => {
+  if (files === null) return [];
+  const out: Problem[] = [];
+  for (const [cluster, c] of Object.entries(config.clusters)) {
+    const named: [string, string | undefined][] = [
+      [`clusters.${cluster}.tls.caFile`, c.tls?.caFile],
+      [
+        `clusters.${cluster}.executor.caFile`,
+        c.executor.kind === "kubernetes" ? c.executor.caFile : undefined,
+      ],
+    ];
+    for (const [path, file] of named) {
+      if (file === undefined) continue;
+      const reason = files(file);
+      if (reason !== null) out.push(err("file-readable", path, `cannot read ${file} (${reason})`));
+    }
+  }
+  return out;
+};
 
-export function applyRules(config: Config, env: Readonly<Record<string, string | undefined>>): Problem[] {
-  return RULES.flatMap((rule) => rule(config, env));
+export const RULES: readonly Rule[] = [
+  uniqueWorkers,
+  executorRules,
+  versionRules,
+  accessRules,
+  gateRules,
+  filesReadable,
+];
+
+export function applyRules(
+  config: Config,
+  env: Readonly<Record<string, string | undefined>>,
+  files: FileCheck = null,
+): Problem[] {
+  return RULES.flatMap((rule) => rule(config, env, files));
 }
