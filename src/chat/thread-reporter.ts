@@ -119,6 +119,14 @@ export function createThreadReporter(
       case "rollout-finished":
         reply(threadKeys.report(jobId), renderFinalReport(state, options.now()), true);
         break;
+      case "store-unreachable":
+        note(
+          `⚠️ Paused: Redis unreachable since <!date^${Math.floor(event.since / 1000)}^{time_secs}|${new Date(event.since).toISOString()}>. No worker is restarted until it answers; retrying while the lock's lease lasts.`,
+        );
+        break;
+      case "store-recovered":
+        note("▶️ Resumed: Redis answers again.");
+        break;
       case "rollout-planned":
       case "step-reordered":
         break;

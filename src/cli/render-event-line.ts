@@ -45,5 +45,9 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
       return `resumed an interrupted rollout (owner ${event.owner})`;
     case "rollout-finished":
       return `${event.result}: ${event.reason}`;
+    case "store-unreachable":
+      return `paused: Redis unreachable since ${new Date(event.since).toISOString()} (${event.error}); retrying while the lease lasts`;
+    case "store-recovered":
+      return `resumed: Redis answers again after ${formatDuration(event.downMs)}`;
   }
 }

@@ -10,6 +10,8 @@ export interface LockKeeperOptions {
   logger: Logger;
   /** Called once, when the lease is lost, after `signal` is aborted. */
   onLost: (reason: AppError) => void;
+  /** First wait before a failed renewal is retried (doubled up to ttl/6). Default 50 ms. */
+  retryBaseMs?: number;
 }
 
 /** Keeps a lease alive while a rollout runs. */
@@ -27,8 +29,11 @@ export interface LockKeeper {
 /**
  * Renews `lease` every ttl/3 with real, unref'd timers. The lease counts as lost — signal aborted,
  * `onLost` called once, renewing stops — when a renewal returns false (expired, released, forced or
- * taken over), when it throws (a store error or timeout: we cannot prove we still hold it), or when
- * the lease's expiry passes while a renewal is still in flight.
+ * taken over), when it throws a non-retryable error (`lock/lost`, `store/corrupt`), or when the lease's
+ * expiry (measured from the send time of the last renewal that succeeded) passes without a renewal.
+ * A renewal that throws a retryable or unknown error (a Redis blip, a timeout) is retried with backoff
+ * until then: a 1.5 s outage does not end a run with most of its lease left, and nothing is done
+ * past the expiry, since no other replica can take the lock before it.
  */
 export function createLockKeeper(options: LockKeeperOptions): LockKeeper {
   const { store, lease, ttlMs, onLost } = options;
@@ -39,6 +44,9 @@ export function createLockKeeper(options: LockKeeperOptions): LockKeeper {
   });
   const controller = new AbortController();
   const interval = Math.max(1, Math.floor(ttlMs / 3));
+  const retryCapMs = Math.max(1, Math.floor(ttlMs / 6));
+  const retryBaseMs = Math.min(options.retryBaseMs ?? 50, retryCapMs);
+  let failures = 0;
   let stopped = false;
   let renewTimer: NodeJS.Timeout | undefined;
   let expiryTimer: NodeJS.Timeout | undefined;
@@ -51,15 +59,25 @@ export function createLockKeeper(options: LockKeeperOptions): LockKeeper {
   function armExpiry(remainingMs: number): void {
     clearTimeout(expiryTimer);
     expiryTimer = setTimeout(
-      () => lose("lease expired before a renewal succeeded"),
+      () =>
+        lose(
+          failures > 0
+            ? `the store was unreachable until the lease expired (${failures} failed renewal(s))`
+            : "lease expired before a renewal succeeded",
+        ),
       Math.max(0, remainingMs),
     );
     expiryTimer.unref();
   }
 
-  function scheduleRenewal(): void {
-    renewTimer = setTimeout(() => void renew(), interval);
+  function scheduleRenewal(afterMs = interval): void {
+    renewTimer = setTimeout(() => void renew(), afterMs);
     renewTimer.unref();
+  }
+
+  /** A throw that proves nothing about the lease (connection refused, timeout): worth retrying. */
+  function isBlip(error: unknown): boolean {
+    return !(error instanceof AppError) || error.retryable;
   }
 
   async function renew(): Promise<void> {
@@ -73,10 +91,19 @@ export function createLockKeeper(options: LockKeeperOptions): LockKeeper {
       failure = error;
     }
     if (stopped) return;
+    if (failure !== undefined && isBlip(failure)) {
+      failures += 1;
+      if (failures === 1)
+        logger.warn({ err: failure }, "lock renewal failed; retrying while the lease lasts");
+      scheduleRenewal(Math.min(retryCapMs, retryBaseMs * 2 ** (failures - 1)));
+      return;
+    }
     if (!renewed) {
       lose(failure === undefined ? "renewal refused: the lock is no longer ours" : "renewal failed", failure);
       return;
     }
+    if (failures > 0) logger.info({ failures }, "lock renewed again after failures");
+    failures = 0;
     armExpiry(ttlMs - (Date.now() - sentAt));
     scheduleRenewal();
   }

@@ -85,6 +85,28 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
   /** Set by close(): no new run starts (a command or a sweep still in flight during shutdown). */
   let closed = false;
 
+  /**
+   * Releases a lease on the way out, so an immediate rerun (or another replica) is not blocked by this process for a
+   * whole lease. A blip is retried a few times (never past the lease: release is compare-token, so a late release of
+   * an expired or taken-over lease is a no-op); if Redis stays away, the lease simply expires.
+   */
+  async function releaseSoon(lease: Lease): Promise<void> {
+    const delays = [0, 100, 300, 600];
+    for (const [i, delay] of delays.entries()) {
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      try {
+        await store.releaseLock(lease);
+        return;
+      } catch (err) {
+        const last = i === delays.length - 1 || !isAppError(err) || !err.retryable;
+        if (last) {
+          log.warn({ err, jobId: lease.jobId }, "lock release failed; the lease will expire on its own");
+          return;
+        }
+      }
+    }
+  }
+
   function launch(
     job: JobRecord,
     lease: Lease,
@@ -115,9 +137,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
         return outcome;
       } finally {
         keeper.stop();
-        await store
-          .releaseLock(lease)
-          .catch((err: unknown) => log.warn({ err, jobId: job.id }, "lock release failed"));
+        await releaseSoon(lease);
         await deps.restarter.close().catch(() => undefined);
         await deps.reader.close();
         runs.delete(job.id);

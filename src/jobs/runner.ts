@@ -35,6 +35,8 @@ export interface RunnerDeps {
   readonly onEvent?: (event: RolloutEvent, state: RolloutState) => void;
   /** Interval at which a paused rollout re-reads its control state. Default: the poll interval. */
   readonly controlPollMs?: number;
+  /** Backoff of store calls that fail while the lease is valid: first wait, doubled up to `maxMs`. */
+  readonly storeRetry?: { readonly baseMs: number; readonly maxMs: number };
 }
 
 export type RunOutcome =
@@ -50,6 +52,10 @@ interface RunContext {
   record: JobRecord;
   /** Control requests already fed into the state machine (by their `at`). */
   lastControlAt: number;
+  /** Wall-clock ms since which the store has failed every call, or null while it answers. */
+  outageSince: number | null;
+  /** The latest state, for events emitted outside a transition. */
+  state: RolloutState;
 }
 
 const AUDITED: ReadonlySet<RolloutEvent["kind"]> = new Set([
@@ -116,13 +122,16 @@ export async function runRollout(
     // From 0, not from the stored control: a pause or abort recorded while no runner was alive (the previous owner
     // crashed before reading it) must still apply after a takeover. Pause/resume are idempotent against the state.
     lastControlAt: 0,
+    outageSince: null,
+    state: first.state,
   };
   let t = first;
   for (;;) {
+    ctx.state = t.state;
     try {
-      await checkpoint(ctx, t.state);
+      await withStore(ctx, () => checkpoint(ctx, t.state));
     } catch (e) {
-      if (isAppError(e, ErrorCode.LockLost)) return { kind: "lock-lost", state: t.state };
+      if (signal.aborted || isAppError(e, ErrorCode.LockLost)) return { kind: "lock-lost", state: t.state };
       throw e;
     }
     await publish(ctx, t);
@@ -137,6 +146,62 @@ export async function runRollout(
       throw e;
     }
     t = decide(t.state, input);
+  }
+}
+
+function notify(ctx: RunContext, event: RolloutEvent): void {
+  try {
+    ctx.deps.onEvent?.(event, ctx.state);
+  } catch (err) {
+    ctx.log.warn({ err }, "event observer failed");
+  }
+}
+
+/** Waits `ms` of real time (a Redis outage is real time, even under a virtual rollout clock); rejects on abort. */
+function backoff(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Runs a store call, retrying retryable failures (`store/unavailable`: connection refused, timeout, failover) with
+ * backoff for as long as the lease is valid — the lock keeper aborts `signal` when it expires, and then this rejects
+ * with the signal's reason. The first failure emits `store-unreachable`, the first success after it
+ * `store-recovered`. Nothing else happens meanwhile: a restart is only sent after its checkpoint was written.
+ */
+async function withStore<T>(ctx: RunContext, fn: () => Promise<T>): Promise<T> {
+  const { baseMs, maxMs } = ctx.deps.storeRetry ?? { baseMs: 100, maxMs: 2_000 };
+  for (let attempt = 0; ; attempt++) {
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    try {
+      const value = await fn();
+      if (ctx.outageSince !== null) {
+        const since = ctx.outageSince;
+        ctx.outageSince = null;
+        ctx.log.warn({ downMs: Date.now() - since }, "job store answers again");
+        notify(ctx, { kind: "store-recovered", since, downMs: Date.now() - since });
+      }
+      return value;
+    } catch (e) {
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      if (!isAppError(e) || !e.retryable) throw e;
+      if (ctx.outageSince === null) {
+        ctx.outageSince = Date.now();
+        ctx.log.warn({ err: e }, "job store unreachable; retrying while the lease lasts");
+        notify(ctx, { kind: "store-unreachable", since: ctx.outageSince, error: e.message });
+      }
+      await backoff(Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 16)), ctx.signal);
+    }
   }
 }
 
@@ -170,7 +235,7 @@ async function publish(ctx: RunContext, t: Transition): Promise<void> {
 
 /** A pause/resume/abort asked from chat since the last one the state machine saw, as an input. */
 async function pendingControl(ctx: RunContext, state: RolloutState): Promise<RolloutInput | null> {
-  const job = await ctx.deps.store.loadJob(ctx.record.id);
+  const job = await withStore(ctx, () => ctx.deps.store.loadJob(ctx.record.id));
   const control = job.control;
   if (!control || control.at <= ctx.lastControlAt) return null;
   ctx.lastControlAt = control.at;
@@ -202,7 +267,7 @@ async function perform(ctx: RunContext, state: RolloutState, action: RolloutEffe
       return restartWorker(ctx, state, action);
     }
     case "await-approval": {
-      const decision = await deps.approvals.wait(ctx.record, action.approval, signal);
+      const decision = await withStore(ctx, () => deps.approvals.wait(ctx.record, action.approval, signal));
       return {
         kind: "approval-decided",
         now: deps.clock.now(),

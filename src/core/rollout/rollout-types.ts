@@ -285,7 +285,14 @@ export type RolloutEvent =
   | { readonly kind: "rollout-paused"; readonly by: string; readonly step: number }
   | { readonly kind: "rollout-resumed"; readonly by: string; readonly step: number }
   | { readonly kind: "rollout-taken-over"; readonly owner: string }
-  | { readonly kind: "rollout-finished"; readonly result: RolloutResult; readonly reason: string };
+  | { readonly kind: "rollout-finished"; readonly result: RolloutResult; readonly reason: string }
+  /**
+   * Emitted by the runner (not `decide`): the job store stopped answering; nothing is restarted until it answers
+   * again (every restart needs a fenced checkpoint first). `since` is wall-clock epoch ms; `error` the real cause.
+   */
+  | { readonly kind: "store-unreachable"; readonly since: number; readonly error: string }
+  /** The job store answers again after `downMs`; the rollout continues where it was. */
+  | { readonly kind: "store-recovered"; readonly since: number; readonly downMs: number };
 
 /** What the runner must do. Exactly one "next action" (the last effect) follows any `emit`s. */
 export type RolloutEffect =
