@@ -176,6 +176,8 @@ export const WORKER_METRIC_NAMES = {
   taskCount: "kafka_connect_worker_task_count",
   assignedConnectors: "kafka_connect_coordinator_assigned_connectors",
   assignedTasks: "kafka_connect_coordinator_assigned_tasks",
+  /** `kafka.connect:type=app-info,client-id=…` attribute `start-time-ms` (README, "Worker start time"). */
+  startTimeMs: "kafka_connect_app_info_start_time_ms",
 } as const;
 
 /** The one value of a metric across its series (extra labels such as `clientid` allowed); null if absent or ambiguous. */
@@ -188,6 +190,11 @@ function singleValue(samples: readonly PrometheusSample[], name: string): number
 
 function finiteCount(value: number | null): number | null {
   return value !== null && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+/** An epoch-ms time: finite and > 0 (a JMX exporter may export an unset attribute as 0 or NaN). */
+function positiveTime(value: number | null): number | null {
+  return value !== null && Number.isFinite(value) && value > 0 ? Math.round(value) : null;
 }
 
 /** The label value of the series whose value is 1 (JMX exporter's encoding of string attributes); null if ambiguous. */
@@ -235,5 +242,6 @@ export function metricsFromPrometheus(samples: readonly PrometheusSample[]): Wor
     taskCount: finiteCount(singleValue(samples, n.taskCount)),
     assignedConnectors: finiteCount(singleValue(samples, n.assignedConnectors)),
     assignedTasks: finiteCount(singleValue(samples, n.assignedTasks)),
+    startTimeMs: positiveTime(singleValue(samples, n.startTimeMs)),
   };
 }

@@ -21,6 +21,12 @@ export interface WorkerMetrics {
   readonly taskCount: number | null;
   readonly assignedConnectors: number | null;
   readonly assignedTasks: number | null;
+  /**
+   * When the worker's current process started, epoch ms: Connect's app-info `start-time-ms`, exported as
+   * `kafka_connect_app_info_start_time_ms`. Absent or null when not exported. A plain restart skips a worker that
+   * started after the rollout began (it needs no second restart, whatever the job store remembers).
+   */
+  readonly startTimeMs?: number | null;
 }
 
 export interface WorkerSnapshot {

@@ -64,6 +64,8 @@ export interface WorkerRestView {
   readonly timeSinceLastRebalanceMs: number;
   readonly connectorCount: number;
   readonly taskCount: number;
+  /** Connect's app-info `start-time-ms` of the running process (epoch ms of the simulation's clock). */
+  readonly startTimeMs: number | null;
 }
 
 export interface ConnectView {
@@ -208,6 +210,7 @@ export function createConnectView(ctx: SimContext): ConnectView {
         epoch: m?.lastGeneration ?? -1,
         rebalancing: ctx.group.rebalance !== null && m !== null,
         completedRebalances: m?.completedRebalances ?? 0,
+        startTimeMs: w.startTimeMs,
         timeSinceLastRebalanceMs:
           m?.lastRebalanceAt === null || m === null
             ? Number.POSITIVE_INFINITY

@@ -60,6 +60,16 @@ export function renderWorkerMetrics(view: WorkerRestView, clientId: string): str
     view.taskCount,
     client,
   );
+  if (view.startTimeMs !== null) {
+    // Connect's `kafka.connect:type=app-info,client-id=<id>` attribute `start-time-ms`, as the exporter rule in the
+    // README ("Worker start time") names it.
+    gauge(
+      "kafka_connect_app_info_start_time_ms",
+      "Metric indicating start-time-ms",
+      view.startTimeMs,
+      client,
+    );
+  }
   return `${lines.join("\n")}\n`;
 }
 

@@ -109,6 +109,8 @@ export function createSimCluster(init: SimClusterOptions): SimCluster {
       pendingStart: null,
       faults: { restStatus: null, hangMs: null },
       starts: 0,
+      // The initial workers start with the simulation.
+      startTimeMs: startAt,
     };
   });
   const ctx: SimContext = {
@@ -162,6 +164,7 @@ export function createSimCluster(init: SimClusterOptions): SimCluster {
   const beginStart = (w: WorkerModel, version: string | undefined): void => {
     if (version !== undefined) w.version = version;
     w.state = "starting";
+    w.startTimeMs = scheduler.now();
     w.pendingStart = scheduler.after(bootTime(w), () => becomeRunning(w));
   };
 
@@ -171,6 +174,7 @@ export function createSimCluster(init: SimClusterOptions): SimCluster {
     const member = w.member;
     const wasRunning = w.state === "running";
     w.state = "stopped";
+    w.startTimeMs = null;
     w.member = null;
     // Connect.stop() stops the REST server first, then the herder (CONNECT-FACTS §4).
     if (wasRunning) emit(ctx, { kind: "worker-down", worker: w.name });

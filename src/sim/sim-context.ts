@@ -50,6 +50,8 @@ export interface WorkerModel {
   pendingStart: EventHandle | null;
   faults: WorkerFaults;
   starts: number;
+  /** When the current process started (Connect's app-info `start-time-ms`); null while stopped. */
+  startTimeMs: number | null;
 }
 
 export interface RebalanceInProgress {

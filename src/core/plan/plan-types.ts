@@ -7,6 +7,11 @@ export interface RolloutTarget {
   readonly version: string;
   /** The user's argument as typed, e.g. "v3.7" or "restart". */
   readonly argument: string;
+  /**
+   * Plain restart only: a worker whose process started at or after this time (epoch ms) counts as restarted and is
+   * skipped. Default: the rollout's start. A rerun after the job store lost its data passes the lost rollout's start.
+   */
+  readonly since?: number;
 }
 
 export type RolloutPace = "safe" | "window";

@@ -236,6 +236,24 @@ function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: number): Tr
       "failed",
       `cannot read the connectors of ${s.cluster}: ${snapshot.connectorsError ?? "no worker answered"}; nothing was restarted`,
     );
+  const unsettled = unsettledBaseline(snapshot);
+  if (unsettled !== null && unsettled !== "empty") {
+    // A baseline taken while the cluster comes up (no connectors yet, tasks not started) would make every connector
+    // look "created during the rollout" and every task look moved: wait for a settled one, then refuse with the reason.
+    const waitMs = s.settings.gatePolicy.expectedSettleMs ?? 120_000;
+    if (now - s.startedAt < waitMs)
+      return { state: s, effects: [{ kind: "read-cluster", afterMs: s.settings.pollIntervalMs }] };
+    return finish(
+      s,
+      now,
+      "failed",
+      `the cluster did not settle before the start (${unsettled}) within ${formatDuration(waitMs)}; nothing was restarted. Start again once it has settled`,
+    );
+  }
+  // No connectors at all: keep looking until the deadline (a cluster that just came up gets its connectors a moment
+  // later); a cluster still empty then, whose metrics confirm it, has nothing to protect.
+  if (unsettled === "empty" && now - s.startedAt < (s.settings.gatePolicy.expectedSettleMs ?? 120_000))
+    return { state: s, effects: [{ kind: "read-cluster", afterMs: s.settings.pollIntervalMs }] };
   const plan: Plan = planRollout(snapshot, s.target, s.settings.planPolicy);
   const steps: StepRecord[] = plan.steps.map((p) =>
     pendingStep({
@@ -277,6 +295,36 @@ function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: number): Tr
   }
   next = { ...next, phase: { kind: "before-step", step: 1 } };
   return beforeStep(next, 1, snapshot, now, [planned]);
+}
+
+const SETTLED_TASK_STATES: ReadonlySet<string> = new Set(["RUNNING", "PAUSED", "FAILED"]);
+
+/**
+ * Why this first read cannot be a baseline, or null when it can: no connectors while some worker's metrics show
+ * assigned work or no metrics vouch for an empty cluster; `"empty"` when there are no connectors and every worker's
+ * metrics agree (a baseline only once the wait is over); a connector or task not started yet (UNASSIGNED,
+ * RESTARTING, UNKNOWN); or a worker in a rebalance. FAILED tasks are settled (the plan's blocking findings ask).
+ */
+export function unsettledBaseline(snapshot: ClusterSnapshot): string | null {
+  const connectors = snapshot.connectors ?? [];
+  const live = snapshot.workers.filter((w) => w.reachable);
+  if (connectors.length === 0) {
+    const vouched =
+      live.length > 0 &&
+      live.every((w) => w.metrics !== null && w.metrics.taskCount === 0 && w.metrics.connectorCount === 0);
+    return vouched
+      ? "empty"
+      : "the cluster shows no connectors, and its workers' metrics do not confirm it is empty";
+  }
+  const starting = connectors.flatMap((c) => [
+    ...(SETTLED_TASK_STATES.has(c.state) || c.state === "STOPPED" ? [] : [`${c.name} ${c.state}`]),
+    ...c.tasks.filter((t) => !SETTLED_TASK_STATES.has(t.state)).map((t) => `${c.name}/${t.id} ${t.state}`),
+  ]);
+  if (starting.length > 0)
+    return `not started yet: ${starting.slice(0, 5).join(", ")}${starting.length > 5 ? ` and ${starting.length - 5} more` : ""}`;
+  const rebalancing = live.filter((w) => w.metrics?.rebalancing === true).map((w) => w.name);
+  if (rebalancing.length > 0) return `rebalancing: ${rebalancing.join(", ")}`;
+  return null;
 }
 
 function isGranted(s: RolloutState, kind: ApprovalKind, step: number): boolean {
@@ -322,6 +370,7 @@ function continuesWindow(s: RolloutState, step: StepRecord, snapshot: ClusterSna
     versionMatches(nextWorker.version, s.target.version)
   )
     return false;
+  if (s.target.kind === "restart" && startedSince(nextWorker, s.target.since ?? s.startedAt)) return false;
   if (open.deadline === null) return true;
   const marginMs = s.settings.planPolicy.windowMarginMs ?? 30_000;
   return now + s.settings.expectedRestartMs + marginMs < open.deadline;
@@ -390,11 +439,13 @@ function beforeStep(
         );
     }
   }
+  // Facts over memory: whether the worker still needs its step comes from the cluster (its version for an upgrade, its
+  // process start time for a plain restart), so a lost or stale checkpoint never restarts a worker twice.
   const onTarget =
-    s.target.kind === "upgrade" &&
     worker?.reachable === true &&
-    worker.version !== null &&
-    versionMatches(worker.version, s.target.version);
+    (s.target.kind === "upgrade"
+      ? worker.version !== null && versionMatches(worker.version, s.target.version)
+      : startedSince(worker, step.attempts > 0 ? step.restartIssuedAt : (s.target.since ?? s.startedAt)));
   // A retried step whose earlier attempt did restart the worker (the executor failed or timed out after acting): it
   // is not skipped but gated, against the baseline from before the first attempt.
   if (onTarget && step.status === "pending" && step.attempts > 0) {
@@ -420,21 +471,17 @@ function beforeStep(
   }
   // already on the target (resume after a takeover, or upgraded by someone else)
   if (onTarget && step.status === "pending" && step.attempts === 0 && worker) {
-    const skipped = updateStep(s, stepNo, { status: "skipped", note: `already runs ${worker.version}` });
+    const why =
+      s.target.kind === "upgrade"
+        ? `already runs ${worker.version}`
+        : `already restarted since the rollout began (process started ${new Date(worker.metrics?.startTimeMs ?? 0).toISOString()})`;
+    const skipped = updateStep(s, stepNo, { status: "skipped", note: why });
     return beforeStep(
       { ...skipped, phase: { kind: "before-step", step: stepNo + 1 } },
       stepNo + 1,
       snapshot,
       now,
-      [
-        ...effects,
-        emit({
-          kind: "step-skipped",
-          step: stepNo,
-          worker: step.worker,
-          reason: `already runs ${worker.version}`,
-        }),
-      ],
+      [...effects, emit({ kind: "step-skipped", step: stepNo, worker: step.worker, reason: why })],
     );
   }
   const reordered = keepLeaderLast(s, stepNo, snapshot);
@@ -524,6 +571,12 @@ function pauseAt(
   };
 }
 
+/** True when the worker's process (app-info `start-time-ms`) started at or after `at`; false when unknown. */
+function startedSince(worker: ClusterSnapshot["workers"][number] | undefined, at: number | null): boolean {
+  const started = worker?.metrics?.startTimeMs;
+  return at !== null && started !== undefined && started !== null && started >= at;
+}
+
 function isBack(
   s: RolloutState,
   step: StepRecord,
@@ -535,7 +588,7 @@ function isBack(
   const w = snapshot.workers.find((x) => x.name === step.worker);
   if (!w?.reachable) return false;
   if (s.target.kind === "upgrade") return w.version !== null && versionMatches(w.version, s.target.version);
-  return seenDown || now - since >= s.settings.expectedRestartMs;
+  return seenDown || startedSince(w, step.restartIssuedAt) || now - since >= s.settings.expectedRestartMs;
 }
 
 /** The step in flight and what the poll says of its worker; null when the step is gone. */
@@ -648,7 +701,9 @@ function onVerifying(
 ): Transition {
   const seen = observeWorker(s, phase, snapshot);
   if (!seen) return stay(s);
-  const { step, worker: w, seenDown } = seen;
+  const { step, worker: w } = seen;
+  // A process that started after the restart was issued confirms it as surely as seeing the worker down.
+  const seenDown = seen.seenDown || startedSince(w, step.restartIssuedAt);
   const baseline = phase.baseline;
   if (
     baseline &&

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { aCluster } from "../../support/cluster-snapshot-builder.js";
+import { startDriver } from "./rollout-driver.js";
+import { cluster, SETTINGS, WORKERS } from "./rollout-fixtures.js";
+
+/** The cluster as it comes up: connectors created, tasks not started yet. */
+const comingUp = () =>
+  aCluster("prod")
+    .withWorkers(3, (w) => w.version("3.6.1"))
+    .leader("worker-3")
+    .withConnector("orders", (c) => c.on("worker-3").tasks(6, "UNASSIGNED", WORKERS));
+
+describe("decide: the first read must be a settled baseline", () => {
+  it("waits while the cluster shows no connectors, then plans from the settled read", () => {
+    const d = startDriver();
+    d.read(
+      0,
+      aCluster("prod").withWorkers(3, (w) => w.version("3.6.1").noMetrics()),
+    );
+    expect(d.state.phase.kind).toBe("planning");
+    expect(d.action).toEqual({ kind: "read-cluster", afterMs: SETTINGS.pollIntervalMs });
+    d.read(10_000, comingUp());
+    expect(d.state.phase.kind).toBe("planning");
+    d.read(20_000, cluster());
+    expect(d.eventsOf("rollout-planned")).toHaveLength(1);
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1"]);
+    // Nothing was "created during the rollout": the freeze is the settled read's.
+    expect(d.approvalsAsked()).toEqual([]);
+  });
+
+  it("refuses with the reason when the cluster does not settle in time; nothing is restarted", () => {
+    const d = startDriver();
+    for (let t = 0; t <= 60_000; t += 10_000) d.read(t, comingUp());
+    expect(d.state.phase).toMatchObject({ kind: "finished", result: "failed" });
+    const reason = d.eventsOf("rollout-finished")[0]?.reason ?? "";
+    expect(reason).toContain("not started yet: orders/0 UNASSIGNED");
+    expect(reason).toContain("nothing was restarted");
+    expect(d.restarts).toEqual([]);
+  });
+
+  it("an empty cluster whose metrics confirm it has no work is planned once the wait is over", () => {
+    const d = startDriver();
+    const empty = () =>
+      aCluster("prod")
+        .withWorkers(3, (w) => w.version("3.6.1").metrics({ taskCount: 0, connectorCount: 0 }))
+        .leader("worker-3");
+    d.read(0, empty());
+    expect(d.state.phase.kind).toBe("planning");
+    d.read(60_000, empty());
+    expect(d.eventsOf("rollout-planned")).toHaveLength(1);
+  });
+
+  it("an empty cluster without metrics to confirm it is refused once the wait is over", () => {
+    const d = startDriver();
+    const empty = () => aCluster("prod").withWorkers(3, (w) => w.version("3.6.1").noMetrics());
+    d.read(0, empty()).read(60_000, empty());
+    expect(d.eventsOf("rollout-finished")[0]?.reason).toContain("the cluster shows no connectors");
+    expect(d.restarts).toEqual([]);
+  });
+});
