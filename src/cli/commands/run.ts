@@ -152,21 +152,35 @@ async function runRollout(
   });
   const onInterrupt = () => void service.close();
   io.signal.addEventListener("abort", onInterrupt, { once: true });
+  const resume = resumeCommand(values, clusterName, argument);
+  // Every ending prints one summary line (stdout), whatever happened: a pipeline always learns the result and what
+  // to do next.
+  const printSummary = (summary: { readonly result: string }, line: string) => {
+    if (json) write(summary);
+    else io.stdout.write(`summary: ${summary.result}: ${line}\n`);
+  };
   try {
     const done = await startOrResume(io, store, service, ctx, user, pace === undefined ? {} : { pace });
-    if (typeof done === "number") return done;
-    const outcome = await done;
-    const summary = summarizeRollout(outcome.state, Date.now());
-    if (json) write(summary);
-    else
-      io.stdout.write(
-        `summary: ${summary.result}: ${summary.totals.stepsDone}/${summary.totals.stepsTotal} steps, ${summary.totals.tasksMoved} task(s) moved; cluster: ${summary.clusterState}\n`,
+    if (typeof done === "number") {
+      printSummary(
+        noRunSummary(ctx.name, argument, "failed", "the rollout did not start (see above)"),
+        "not started",
       );
-    if (outcome.kind === "lock-lost") {
+      return done;
+    }
+    const outcome = await done;
+    const base = summarizeRollout(outcome.state, Date.now());
+    const interrupted = outcome.kind === "lock-lost";
+    const summary = interrupted ? { ...base, result: "interrupted" as const, resume } : base;
+    printSummary(
+      summary,
+      `${summary.totals.stepsDone}/${summary.totals.stepsTotal} steps, ${summary.totals.tasksMoved} task(s) moved; cluster: ${summary.clusterState}${interrupted ? `; resume with: ${resume}` : ""}`,
+    );
+    if (interrupted) {
       io.stderr.write(
         io.signal.aborted
-          ? "connect-roll run: interrupted; the rollout's checkpoint is kept: run the same command again to resume it\n"
-          : "connect-roll run: the cluster lock was lost (expired, released or taken over); this run stopped without further restarts\n",
+          ? `connect-roll run: interrupted; the rollout's checkpoint is kept: resume it with: ${resume}\n`
+          : `connect-roll run: the cluster lock was lost (Redis unreachable until the lease expired, or the lock was released or taken over); this run stopped without further restarts. If no other run or bot took it over, resume with: ${resume}\n`,
       );
       return ExitCode.Failed;
     }
@@ -180,14 +194,46 @@ async function runRollout(
     }
     return summary.result === "succeeded" ? ExitCode.Ok : ExitCode.Failed;
   } catch (e) {
-    if (isAppError(e)) return fail(io, e.message, ExitCode.Failed);
-    throw e;
+    if (!isAppError(e)) throw e;
+    const unreachable = e.retryable;
+    printSummary(
+      {
+        ...noRunSummary(ctx.name, argument, unreachable ? "interrupted" : "failed", e.message),
+        ...(unreachable ? { resume } : {}),
+      },
+      `${e.message}${unreachable ? `; once Redis answers, run: ${resume}` : ""}`,
+    );
+    return fail(io, e.message, ExitCode.Failed);
   } finally {
     io.signal.removeEventListener("abort", onInterrupt);
     await service.close();
     await store.close().catch(() => undefined);
     redis?.disconnect();
   }
+}
+
+/** The command that resumes this run: the same cluster, target and flags. */
+function resumeCommand(values: Record<string, unknown>, cluster: string, argument: string): string {
+  const parts = ["connect-roll", "run", "--config", String(values.config), cluster, argument];
+  if (values.yes === true) parts.push("--yes");
+  else if (typeof values.approve === "string") parts.push(`--approve=${values.approve}`);
+  if (typeof values.pace === "string") parts.push("--pace", values.pace);
+  if (values.json === true) parts.push("--json");
+  return parts.join(" ");
+}
+
+/** The summary line of a run that ended before (or without) a rollout state. */
+function noRunSummary(cluster: string, target: string, result: "failed" | "interrupted", reason: string) {
+  return {
+    kind: "summary" as const,
+    jobId: null,
+    cluster,
+    target,
+    result,
+    reason,
+    steps: [],
+    totals: { stepsDone: 0, stepsTotal: 0, tasksMoved: 0, taskDowntimeMs: 0 },
+  };
 }
 
 function safeUser(): string {
