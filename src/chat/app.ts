@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   App,
@@ -18,8 +18,19 @@ import type { SlackWebApi } from "./slack-web-api.js";
 
 export type SlackTransport =
   | { readonly kind: "http"; readonly signingSecret: string }
-  /** Socket Mode; `/healthz` and `/readyz` are served on `start(port)`'s port. */
-  | { readonly kind: "socket"; readonly appToken: string; readonly healthPort: number };
+  /**
+   * Socket Mode: Bolt opens a WebSocket to Slack (`apps.connections.open` with the app-level token, at `slackApiUrl`
+   * too) and reconnects on its own. `/healthz` and `/readyz` are served on `healthPort` (0: any free port) of
+   * `healthHost` (default every interface).
+   */
+  | {
+      readonly kind: "socket";
+      readonly appToken: string;
+      readonly healthPort: number;
+      readonly healthHost?: string;
+      /** How long the client waits for a pong, and the base of its reconnect delay; default 5000 (Slack's SDK). */
+      readonly clientPingTimeoutMs?: number;
+    };
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
@@ -61,6 +72,14 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   let stopping: Promise<void> | undefined;
   const routes = healthRoutes(deps.ready);
   const boltLogger = toBoltLogger(deps.logger.child({ component: "bolt" }));
+  const retries = deps.clientRetries ?? 2;
+  const clientOptions = {
+    ...(deps.slackApiUrl === undefined ? {} : { slackApiUrl: deps.slackApiUrl }),
+    retryConfig: { retries },
+    timeout: 10_000,
+  };
+  // Socket Mode: Bolt's receiver would serve custom routes on every interface and hide the port; ours is explicit.
+  const healthServer = deps.transport.kind === "socket" ? createHealthServer(routes) : undefined;
   const receiver =
     deps.transport.kind === "http"
       ? new HTTPReceiver({
@@ -72,11 +91,15 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
         })
       : new SocketModeReceiver({
           appToken: deps.transport.appToken,
-          customRoutes: routes,
-          installerOptions: { port: deps.transport.healthPort },
           logger: boltLogger,
+          // apps.connections.open goes to the same Web API as the bot's calls, with a bounded retry.
+          installerOptions: {
+            clientOptions: { ...clientOptions, retryConfig: { retries: Math.max(retries, 2) } },
+          },
+          ...(deps.transport.clientPingTimeoutMs === undefined
+            ? {}
+            : { clientPingTimeout: deps.transport.clientPingTimeoutMs }),
         });
-  const retries = deps.clientRetries ?? 2;
   const deferInit = deps.botId === undefined || deps.botUserId === undefined;
   const app = new App({
     token: deps.botToken,
@@ -86,11 +109,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     deferInitialization: deferInit,
     ...(deps.botId === undefined ? {} : { botId: deps.botId }),
     ...(deps.botUserId === undefined ? {} : { botUserId: deps.botUserId }),
-    clientOptions: {
-      ...(deps.slackApiUrl === undefined ? {} : { slackApiUrl: deps.slackApiUrl }),
-      retryConfig: { retries },
-      timeout: 10_000,
-    },
+    clientOptions,
   });
   const commandName = deps.commandName ?? "/connect-roll";
   app.command(
@@ -117,14 +136,28 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     app,
     async start(port) {
       if (deferInit) await app.init();
+      if (healthServer !== undefined && deps.transport.kind === "socket") {
+        const { healthPort, healthHost } = deps.transport;
+        await new Promise<void>((resolve, reject) => {
+          healthServer.once("error", reject);
+          healthServer.listen(healthPort, healthHost, () => resolve());
+        });
+        await app.start();
+        return { port: (healthServer.address() as AddressInfo).port };
+      }
       const started = await app.start(port);
       if (started instanceof Server) return { port: (started.address() as AddressInfo).port };
-      return { port: deps.transport.kind === "socket" ? deps.transport.healthPort : port };
+      return { port };
     },
     stop() {
       stopping ??= (async () => {
         accepting = false;
         await app.stop().catch((err: unknown) => log.warn({ err }, "receiver stop failed"));
+        if (healthServer?.listening === true)
+          await new Promise<void>((resolve) => {
+            healthServer.close(() => resolve());
+            healthServer.closeAllConnections();
+          });
       })();
       return stopping;
     },
@@ -149,6 +182,19 @@ function healthRoutes(ready: () => Promise<Readiness>): CustomRoute[] {
       },
     },
   ];
+}
+
+/** The health routes on a plain HTTP server (Socket Mode has no HTTP receiver). */
+function createHealthServer(routes: readonly CustomRoute[]): Server {
+  return createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    const route = routes.find((r) => r.path === path && [r.method].flat().includes(req.method ?? "GET"));
+    if (route === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    void route.handler(Object.assign(req, { params: {} }), res);
+  });
 }
 
 /** Bolt's logger interface over pino (Bolt's info is our debug: it is chatty). */

@@ -1,5 +1,6 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createFakeSocketMode, type FakeSocketMode, type FakeSocketModeOptions } from "./fake-socket-mode.js";
 import { blocksParam, readWebApiRequest, stringParam, type WebApiParams } from "./web-api-request.js";
 import {
   createWebApiStore,
@@ -11,8 +12,10 @@ import {
 /**
  * A local stand-in for Slack's Web API over real HTTP, for tests and the demo sandbox. Point a `WebClient`
  * at it with `slackApiUrl: fake.apiUrl` (`<url>/api/`). It implements `auth.test`, `chat.postMessage`,
- * `chat.update`, `chat.postEphemeral` and `usergroups.users.list` with Slack's response shapes, keeps the
- * channels, threads and ephemerals in memory (`store`), records every call, and can inject failures:
+ * `chat.update`, `chat.postEphemeral`, `usergroups.users.list`, `views.publish` (the App Home tab) and
+ * `apps.connections.open` (Socket Mode, with the app-level token: `socketMode` is Slack's WebSocket side on the
+ * same port) with Slack's response shapes, keeps the channels, threads, ephemerals and Home tabs in memory
+ * (`store`), records every call, and can inject failures:
  * `failNext("chat.postMessage", { status: 429, retryAfterSeconds: 1 })`, `{ status: 500, times: 3 }`,
  * `{ error: "not_in_channel" }` (a 200 with `ok: false`) or `{ delayMs: 2000 }` (slowness).
  */
@@ -22,6 +25,8 @@ export const FAKE_WEB_API_METHODS = [
   "chat.update",
   "chat.postEphemeral",
   "usergroups.users.list",
+  "views.publish",
+  "apps.connections.open",
 ] as const;
 
 export interface InjectedFailure {
@@ -50,6 +55,9 @@ export interface RecordedCall {
 export interface FakeSlackWebApiOptions {
   /** When set, calls must carry this token (`invalid_auth` otherwise); any token is accepted when unset. */
   botToken?: string;
+  /** The app-level token (`xapp-…`) `apps.connections.open` requires; Socket Mode is refused when unset. */
+  appToken?: string;
+  socketMode?: FakeSocketModeOptions;
   botUserId?: string;
   botId?: string;
   teamId?: string;
@@ -64,6 +72,8 @@ export interface FakeSlackWebApi {
   /** `http://host:port/api/`: the `slackApiUrl` for a `WebClient`. */
   apiUrl: string;
   store: WebApiStore;
+  /** Slack's side of Socket Mode (the URLs `apps.connections.open` hands out lead here). */
+  socketMode: FakeSocketMode;
   botUserId: string;
   calls(method?: string): RecordedCall[];
   failNext(method: string | "*", failure: InjectedFailure): void;
@@ -107,13 +117,20 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
       ts: m.ts,
       ...(m.blocks === undefined ? {} : { blocks: m.blocks }),
       ...(m.threadTs === undefined ? {} : { thread_ts: m.threadTs }),
+      ...(m.broadcast === true ? { subtype: "thread_broadcast" } : {}),
       ...(m.edits > 0 ? { edited: { user: m.user, ts: m.ts } } : {}),
     };
   }
 
   const error = (code: string): Reply => ({ status: 200, body: { ok: false, error: code } });
 
-  function handle(method: string, params: WebApiParams): Reply {
+  function handle(method: string, params: WebApiParams, token: string): Reply {
+    if (method === "apps.connections.open") {
+      if (options.appToken === undefined || token !== options.appToken) return error("invalid_auth");
+      return { status: 200, body: { ok: true, url: socketMode.openConnectionUrl() } };
+    }
+    if (options.appToken !== undefined && token === options.appToken) return error("not_allowed_token_type");
+    if (options.botToken !== undefined && token !== options.botToken) return error("invalid_auth");
     const channel = stringParam(params, "channel");
     const text = stringParam(params, "text");
     const blocks = blocksParam(params);
@@ -136,12 +153,14 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
         if (channel === undefined) return error("channel_not_found");
         if (text === undefined && blocks === undefined) return error("no_text");
         const threadTs = stringParam(params, "thread_ts");
+        const broadcast = threadTs !== undefined && String(params.reply_broadcast) === "true";
         const message = store.postMessage({
           channel,
           user: botUserId,
           text: text ?? "",
           ...(blocks === undefined ? {} : { blocks }),
           ...(threadTs === undefined ? {} : { threadTs }),
+          ...(broadcast ? { broadcast: true } : {}),
         });
         return { status: 200, body: { ok: true, channel, ts: message.ts, message: messageJson(message) } };
       }
@@ -182,6 +201,19 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
         const users = group === undefined ? undefined : store.userGroup(group);
         return users === undefined ? error("no_such_subteam") : { status: 200, body: { ok: true, users } };
       }
+      case "views.publish": {
+        const user = stringParam(params, "user_id");
+        const view = params.view;
+        const parsed = typeof view === "string" ? safeJson(view) : view;
+        if (user === undefined) return error("user_not_found");
+        if (typeof parsed !== "object" || parsed === null || (parsed as { type?: unknown }).type !== "home")
+          return error("invalid_arguments");
+        const published = store.publishHome(user, parsed as Record<string, unknown>);
+        return {
+          status: 200,
+          body: { ok: true, view: { id: published.id, type: "home", ...published.view } },
+        };
+      }
       default:
         return error("unknown_method");
     }
@@ -193,6 +225,8 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
     response.end(JSON.stringify(reply.body));
   }
 
+  const socketMode = createFakeSocketMode(() => `ws://${host}:${boundPort}`, options.socketMode);
+  let boundPort = 0;
   const server = createServer((request, response) => {
     void (async () => {
       const url = new URL(request.url ?? "/", "http://localhost");
@@ -214,8 +248,6 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
           });
         }
         if (read.token === undefined) reply = error("not_authed");
-        else if (options.botToken !== undefined && read.token !== options.botToken)
-          reply = error("invalid_auth");
         else if (failure?.status === 429) {
           reply = {
             status: 429,
@@ -225,7 +257,7 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
         } else if (failure?.status !== undefined && failure.status !== 200) {
           reply = { status: failure.status, body: { ok: false, error: failure.error ?? "internal_error" } };
         } else if (failure?.error !== undefined) reply = error(failure.error);
-        else reply = handle(method, params);
+        else reply = handle(method, params, read.token);
       }
       const slackError = typeof reply.body.error === "string" ? reply.body.error : undefined;
       recorded.push({
@@ -246,6 +278,8 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  boundPort = port;
+  server.on("upgrade", (request, socket, head: Buffer) => socketMode.handleUpgrade(request, socket, head));
   const url = `http://${host}:${port}`;
   let closing: Promise<void> | undefined;
 
@@ -253,6 +287,7 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
     url,
     apiUrl: `${url}/api/`,
     store,
+    socketMode,
     botUserId,
     calls: (method) => recorded.filter((call) => method === undefined || call.method === method),
     failNext(method, failure) {
@@ -264,6 +299,7 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
     onChange: (listener) => store.onChange(listener),
     close() {
       closing ??= new Promise<void>((resolve) => {
+        socketMode.close();
         for (const timer of timers) clearTimeout(timer);
         timers.clear();
         server.close(() => resolve());
@@ -272,4 +308,12 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
       return closing;
     },
   };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { signSlackRequest } from "../chat/slack-signature.js";
 
 /**
@@ -27,8 +28,18 @@ export interface SlashCommandRequestInput {
   token?: string;
 }
 
+/** A slash command's fields as Slack sends them (form fields over HTTP, a JSON object in a Socket Mode envelope). */
+export function slashCommandFields(input: Omit<SlashCommandRequestInput, "secret">): Record<string, string> {
+  return Object.fromEntries(slashCommandEntries(input));
+}
+
 export function buildSlashCommandRequest(input: SlashCommandRequestInput): SignedRequest {
-  const body = new URLSearchParams([
+  const body = new URLSearchParams(slashCommandEntries(input)).toString();
+  return { headers: signedHeaders(input.secret, input.nowSeconds, body), body };
+}
+
+function slashCommandEntries(input: Omit<SlashCommandRequestInput, "secret">): [string, string][] {
+  return [
     ["token", input.token ?? "sandbox-verification-token"],
     ["team_id", input.teamId],
     ["team_domain", input.teamDomain ?? "sandbox"],
@@ -42,8 +53,7 @@ export function buildSlashCommandRequest(input: SlashCommandRequestInput): Signe
     ["is_enterprise_install", "false"],
     ["response_url", input.responseUrl],
     ["trigger_id", input.triggerId],
-  ]).toString();
-  return { headers: signedHeaders(input.secret, input.nowSeconds, body), body };
+  ];
 }
 
 export interface BlockActionRequestInput {
@@ -70,6 +80,12 @@ export interface BlockActionRequestInput {
 }
 
 export function buildBlockActionRequest(input: BlockActionRequestInput): SignedRequest {
+  const body = new URLSearchParams([["payload", JSON.stringify(blockActionPayload(input))]]).toString();
+  return { headers: signedHeaders(input.secret, input.nowSeconds, body), body };
+}
+
+/** A button click's `block_actions` payload (in `payload=` over HTTP, as is in a Socket Mode envelope). */
+export function blockActionPayload(input: Omit<BlockActionRequestInput, "secret">): Record<string, unknown> {
   const teamId = input.teamId ?? "T0SANDBOX";
   const actionTs = `${input.nowSeconds}.000100`;
   const payload = {
@@ -88,7 +104,7 @@ export function buildBlockActionRequest(input: BlockActionRequestInput): SignedR
       channel_id: input.channelId,
       is_ephemeral: false,
     },
-    trigger_id: input.triggerId ?? `${input.nowSeconds}.0000.sandbox`,
+    trigger_id: input.triggerId ?? `${input.nowSeconds}.${randomUUID().slice(0, 8)}.sandbox`,
     team: { id: teamId, domain: "sandbox" },
     enterprise: null,
     is_enterprise_install: false,
@@ -112,8 +128,7 @@ export function buildBlockActionRequest(input: BlockActionRequestInput): SignedR
       },
     ],
   };
-  const body = new URLSearchParams([["payload", JSON.stringify(payload)]]).toString();
-  return { headers: signedHeaders(input.secret, input.nowSeconds, body), body };
+  return payload;
 }
 
 function signedHeaders(secret: string, nowSeconds: number, body: string): Record<string, string> {

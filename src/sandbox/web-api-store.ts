@@ -15,6 +15,17 @@ export interface StoredMessage {
   blocks?: unknown[];
   /** How many times `chat.update` changed it. */
   edits: number;
+  /** A thread reply also shown in the channel (`reply_broadcast`). */
+  broadcast?: true;
+}
+
+/** A user's App Home tab as last published (`views.publish`). */
+export interface PublishedHome {
+  user: string;
+  id: string;
+  view: Record<string, unknown>;
+  /** How many times it was published. */
+  publishes: number;
 }
 
 export interface StoredEphemeral {
@@ -35,7 +46,8 @@ export interface ThreadView {
 export type StoreChange =
   | { kind: "message-posted"; message: StoredMessage }
   | { kind: "message-updated"; message: StoredMessage }
-  | { kind: "ephemeral-posted"; ephemeral: StoredEphemeral };
+  | { kind: "ephemeral-posted"; ephemeral: StoredEphemeral }
+  | { kind: "home-published"; home: PublishedHome };
 
 export interface WebApiStore {
   postMessage(input: {
@@ -44,6 +56,7 @@ export interface WebApiStore {
     text: string;
     blocks?: unknown[];
     threadTs?: string;
+    broadcast?: true;
   }): StoredMessage;
   /** Undefined when no such message exists. */
   updateMessage(input: {
@@ -61,6 +74,10 @@ export interface WebApiStore {
   }): StoredEphemeral;
   /** Top-level messages of a channel, oldest first. */
   channelMessages(channel: string): StoredMessage[];
+  /** What the channel shows: top-level messages and broadcast thread replies, oldest first. */
+  channelTimeline(channel: string): StoredMessage[];
+  publishHome(user: string, view: Record<string, unknown>): PublishedHome;
+  home(user: string): PublishedHome | undefined;
   /** A parent and its replies in order; undefined when the parent is unknown. */
   thread(channel: string, parentTs: string): ThreadView | undefined;
   message(channel: string, ts: string): StoredMessage | undefined;
@@ -80,6 +97,7 @@ export function createWebApiStore(options: WebApiStoreOptions = {}): WebApiStore
   const byChannel = new Map<string, StoredMessage[]>();
   const ephemeralList: StoredEphemeral[] = [];
   const groups = new Map<string, string[]>();
+  const homes = new Map<string, PublishedHome>();
   const listeners = new Set<(change: StoreChange) => void>();
   let counter = 0;
   const startSeconds = options.startSeconds ?? 1_700_000_000;
@@ -120,6 +138,7 @@ export function createWebApiStore(options: WebApiStoreOptions = {}): WebApiStore
         edits: 0,
         ...(input.blocks === undefined ? {} : { blocks: input.blocks }),
         ...(input.threadTs === undefined ? {} : { threadTs: input.threadTs }),
+        ...(input.broadcast === true && input.threadTs !== undefined ? { broadcast: true as const } : {}),
       };
       list(input.channel).push(message);
       emit({ kind: "message-posted", message });
@@ -151,6 +170,21 @@ export function createWebApiStore(options: WebApiStoreOptions = {}): WebApiStore
     },
     channelMessages: (channel) =>
       list(channel).filter((m) => m.threadTs === undefined || m.threadTs === m.ts),
+    channelTimeline: (channel) =>
+      list(channel).filter((m) => m.threadTs === undefined || m.threadTs === m.ts || m.broadcast === true),
+    publishHome(user, view) {
+      const previous = homes.get(user);
+      const home: PublishedHome = {
+        user,
+        id: previous?.id ?? `V${String(homes.size + 1).padStart(8, "0")}`,
+        view,
+        publishes: (previous?.publishes ?? 0) + 1,
+      };
+      homes.set(user, home);
+      emit({ kind: "home-published", home });
+      return home;
+    },
+    home: (user) => homes.get(user),
     thread(channel, parentTs) {
       const messages = list(channel);
       const parent = messages.find((m) => m.ts === parentTs);

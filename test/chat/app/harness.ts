@@ -13,15 +13,18 @@ import { createRedisJobStore } from "../../../src/jobs/redis-job-store.js";
 import { systemClock } from "../../../src/jobs/system-clock.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../../src/sandbox/slack-web-api.js";
 import {
+  blockActionPayload,
   buildBlockActionRequest,
   buildSlashCommandRequest,
   type SignedRequest,
+  slashCommandFields,
 } from "../../../src/sandbox/web-api-signed-requests.js";
 import type { StoredMessage, ThreadView } from "../../../src/sandbox/web-api-store.js";
 import { type RunningSim, startSim } from "../../../src/sim/start-sim.js";
 
 export const SECRET = "test-signing-secret-0123";
 export const BOT_TOKEN = "xoxb-test-token";
+export const APP_TOKEN = "xapp-test-token";
 export const CHANNEL = "CROLL0001";
 export const OTHER_CHANNEL = "COTHER001";
 export const REQUESTER = "UREQ00001";
@@ -48,6 +51,15 @@ export interface HarnessOptions {
   readonly orphanSweepMs?: number;
   /** The gate's `slowAfterMs` (simulated ms past the delay deadline or the stop); default: the product's. */
   readonly slowAfterMs?: number;
+  /**
+   * `socket`: every replica connects to the fake's Socket Mode server; `command` and `click` become envelopes (on the
+   * newest connection, whatever `replica` says) and their replies are the acks' payloads. Default `http`.
+   */
+  readonly transport?: "http" | "socket";
+  /** Socket Mode: how long the fake waits for an ack before it counts as late; default 3000 (Slack's). */
+  readonly ackTimeoutMs?: number;
+  /** How long a command may take before the bot acks "working on it" instead; default the product's 2000. */
+  readonly replyWithinMs?: number;
 }
 
 export interface Replica {
@@ -103,7 +115,12 @@ export interface Harness {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
   const prefix = `test-app-${randomUUID()}:`;
-  const fake = await startFakeSlackWebApi({ botToken: BOT_TOKEN });
+  const socket = options.transport === "socket";
+  const fake = await startFakeSlackWebApi({
+    botToken: BOT_TOKEN,
+    appToken: APP_TOKEN,
+    socketMode: { ackTimeoutMs: options.ackTimeoutMs ?? 3000, pingIntervalMs: 500 },
+  });
   fake.store.setUserGroup(APPROVER_GROUP, [GROUP_APPROVER]);
   const responses: Record<string, unknown>[] = [];
   const responseServer = await startResponseRecorder(responses);
@@ -174,7 +191,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       config,
       store,
       api,
-      transport: { kind: "http", signingSecret: SECRET },
+      transport: socket
+        ? {
+            kind: "socket",
+            appToken: APP_TOKEN,
+            healthPort: 0,
+            healthHost: "127.0.0.1",
+            clientPingTimeoutMs: 2000,
+          }
+        : { kind: "http", signingSecret: SECRET },
       botToken: BOT_TOKEN,
       slackApiUrl: fake.apiUrl,
       botId: "BBOT0001",
@@ -190,6 +215,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       approvalPollMs: 100,
       orphanSweepMs: options.orphanSweepMs ?? 60_000,
       parentWaitMs: 3000,
+      ...(options.replyWithinMs === undefined ? {} : { replyWithinMs: options.replyWithinMs }),
     });
     const { port } = await runtime.start(0);
     replicas.push({ runtime, port, redis, store });
@@ -206,6 +232,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     return reply(response.status, await response.text());
   }
 
+  async function envelope(
+    type: "slash_commands" | "interactive",
+    payload: Record<string, unknown>,
+  ): Promise<HttpReply> {
+    const ack = await fake.socketMode.deliver(type, payload);
+    return reply(200, ack.payload === null ? "" : JSON.stringify(ack.payload));
+  }
+
   let triggers = 0;
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   return {
@@ -217,8 +251,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     send,
     command(text, o = {}) {
       triggers += 1;
-      const request = buildSlashCommandRequest({
-        secret: SECRET,
+      const fields = {
         command: "/connect-roll",
         text,
         userId: o.user ?? REQUESTER,
@@ -228,12 +261,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         responseUrl,
         triggerId: `trigger-${prefix}-${triggers}`,
         nowSeconds: o.nowSeconds ?? nowSeconds(),
-      });
-      return send(request, o.replica ?? 0);
+      };
+      if (socket) return envelope("slash_commands", slashCommandFields(fields));
+      return send(buildSlashCommandRequest({ secret: SECRET, ...fields }), o.replica ?? 0);
     },
     click(input) {
-      const request = buildBlockActionRequest({
-        secret: SECRET,
+      triggers += 1;
+      const fields = {
         userId: input.user,
         channelId: CHANNEL,
         messageTs: input.messageTs,
@@ -241,9 +275,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         actionId: input.actionId,
         value: input.value,
         responseUrl,
+        triggerId: `click-${prefix}-${triggers}`,
         nowSeconds: nowSeconds(),
-      });
-      return send(request, input.replica ?? 0);
+      };
+      if (socket) return envelope("interactive", blockActionPayload(fields));
+      return send(buildBlockActionRequest({ secret: SECRET, ...fields }), input.replica ?? 0);
     },
     async get(path, replica = 0) {
       const response = await fetch(`http://127.0.0.1:${replicas[replica]?.port ?? 0}${path}`);

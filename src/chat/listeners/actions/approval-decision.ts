@@ -30,8 +30,19 @@ export function createApprovalActionListener(
   decision: Decision,
   deps: ApprovalActionDeps,
 ): (args: Args) => Promise<void> {
+  // Slack delivers a click again when its ack was not seen (a Socket Mode connection closed first, an HTTP retry):
+  // the same trigger is handled once.
+  const seen = new Map<string, number>();
+  const firstDelivery = (key: string) => {
+    const now = Date.now();
+    for (const [k, at] of seen) if (now - at > 10 * 60_000) seen.delete(k);
+    if (seen.has(key)) return false;
+    seen.set(key, now);
+    return true;
+  };
   return async ({ ack, body, action }) => {
     await ack();
+    if (!firstDelivery(`${body.trigger_id}:${action.action_ts}:${body.user.id}`)) return;
     const userId = body.user.id;
     const channel = body.channel?.id ?? body.container.channel_id;
     const threadTs = body.message?.thread_ts ?? body.message?.ts;
