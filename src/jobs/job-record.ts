@@ -31,6 +31,8 @@ const controlSchema = z.object({
   abort: z.boolean(),
   by: z.string(),
   at: z.number(),
+  /** Grows by one per request, atomically in the store: the order of requests, whatever replicas' clocks say. */
+  seq: z.number().int().nonnegative().optional(),
 });
 
 /** Envelope of a job as stored; `v` is the schema version. `state` is checked by the runner, not here. */
@@ -47,6 +49,11 @@ export const jobRecordSchema = z.object({
   thread: threadSchema.nullable(),
   pendingApproval: pendingApprovalSchema.nullable(),
   control: controlSchema.nullable(),
+  /**
+   * Slack messages of the job's thread, by notifier key → ts (step replies, prompts), recorded by the replica that
+   * posted them, so a replica that takes the job over edits the same messages. Store-owned, like `control`.
+   */
+  messages: z.record(z.string(), z.string()).optional(),
   state: z.unknown().refine((value) => value !== undefined, "state is required (use null for none)"),
 });
 
@@ -66,7 +73,7 @@ export const decisionSchema = z.object({
 export type Decision = z.infer<typeof decisionSchema>;
 
 /** What a record's body (the `record` field) holds: everything except the fields the store owns. */
-type StoredBody = Omit<JobRecord, "fence" | "owner" | "control">;
+type StoredBody = Omit<JobRecord, "fence" | "owner" | "control" | "messages">;
 
 /**
  * The fields a job is stored as. `fence`, `owner` and `control` live beside the body because the
@@ -82,9 +89,9 @@ export interface StoredJobFields {
   approval: string;
 }
 
-/** Splits a record into its stored fields (`control` is never written from a record). */
+/** Splits a record into its stored fields (`control` and `messages` are never written from a record). */
 export function toStoredFields(record: JobRecord): StoredJobFields {
-  const { fence, owner, control: _control, ...body } = record;
+  const { fence, owner, control: _control, messages: _messages, ...body } = record;
   const stored: StoredBody = body;
   return {
     record: JSON.stringify(stored),
@@ -96,12 +103,33 @@ export function toStoredFields(record: JobRecord): StoredJobFields {
   };
 }
 
-/** Raw control fields as stored (`ctl:pause`, `ctl:abort`, `ctl:by`, `ctl:at`); absent when never set. */
+/** Raw control fields as stored (`ctl:pause`, `ctl:abort`, `ctl:by`, `ctl:at`, `ctl:seq`); absent when never set. */
 export interface StoredControl {
   pause?: string | undefined;
   abort?: string | undefined;
   by?: string | undefined;
   at?: string | undefined;
+  seq?: string | undefined;
+}
+
+/**
+ * Raw Slack fields stored beside the body (`slack:thread`: the thread as JSON, recorded once its parent is posted,
+ * which may be after the job started; `msg:<key>`: a message's ts). Absent when never set.
+ */
+export interface StoredSlack {
+  thread?: string | undefined;
+  messages?: Record<string, string>;
+}
+
+/** Prefix of the stored `msg:<key>` fields. */
+export const MESSAGE_FIELD_PREFIX = "msg:";
+
+/** The Slack fields among all of a job's stored fields (Redis `HGETALL`). */
+export function storedSlackOf(fields: Record<string, string>): StoredSlack {
+  const messages: Record<string, string> = {};
+  for (const [name, value] of Object.entries(fields))
+    if (name.startsWith(MESSAGE_FIELD_PREFIX)) messages[name.slice(MESSAGE_FIELD_PREFIX.length)] = value;
+  return { thread: fields["slack:thread"], messages };
 }
 
 /**
@@ -112,6 +140,7 @@ export function fromStoredFields(
   key: string,
   fields: { record?: string | undefined; fence?: string | undefined; owner?: string | undefined },
   control: StoredControl,
+  slack: StoredSlack = {},
 ): JobRecord {
   let body: unknown;
   try {
@@ -122,8 +151,20 @@ export function fromStoredFields(
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw corrupt(key, "record: not an object");
   }
+  let storedThread: unknown = null;
+  if (slack.thread !== undefined && slack.thread !== "") {
+    try {
+      storedThread = JSON.parse(slack.thread);
+    } catch (cause) {
+      throw corrupt(key, "slack:thread: not JSON", cause);
+    }
+  }
+  const bodyThread = "thread" in body ? body.thread : undefined;
+  const messages = slack.messages ?? {};
   const candidate = {
     ...body,
+    thread: bodyThread === null ? storedThread : bodyThread,
+    ...(Object.keys(messages).length === 0 ? {} : { messages }),
     fence: fields.fence === undefined ? undefined : Number(fields.fence),
     owner: fields.owner === undefined || fields.owner === "" ? null : fields.owner,
     control:
@@ -134,6 +175,7 @@ export function fromStoredFields(
             abort: control.abort === "1",
             by: control.by,
             at: Number(control.at),
+            ...(control.seq === undefined ? {} : { seq: Number(control.seq) }),
           },
   };
   const parsed = jobRecordSchema.safeParse(candidate);

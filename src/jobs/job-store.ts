@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from "../core/errors.js";
 import type { AuditEntry, HistoryEntry, StoredAuditEntry } from "./audit-and-history.js";
-import type { ControlState, Decision, JobRecord, JobStatus } from "./job-record.js";
+import type { ControlState, Decision, JobRecord, JobStatus, SlackThread } from "./job-record.js";
 
 /**
  * Proof of holding a cluster's lock. `token` is random per acquisition and is what renew/release/save
@@ -123,6 +123,17 @@ export interface JobStore {
    * @throws AppError `job/not-found`.
    */
   requestControl(jobId: string, request: ControlRequest): Promise<ControlResult>;
+
+  /**
+   * Records the job's Slack thread (once its parent is posted: it may be after the job started) and the ts of
+   * messages in it by notifier key (step replies, prompts), beside the runner's body: checkpoints never overwrite
+   * them. A job read back has `thread` (when its body has none) and `messages` from these. Later values win.
+   * @throws AppError `job/not-found`.
+   */
+  recordSlackMessages(
+    jobId: string,
+    input: { thread?: SlackThread; messages?: Readonly<Record<string, string>> },
+  ): Promise<void>;
 
   /** Appends to the job's audit trail (capped to the newest entries). */
   appendAudit(jobId: string, entry: AuditEntry): Promise<void>;

@@ -11,6 +11,7 @@ import {
   parseStored,
   type StoredControl,
   type StoredJobFields,
+  type StoredSlack,
   toStoredFields,
   validateForWrite,
 } from "./job-record.js";
@@ -28,6 +29,8 @@ interface MemoryLock {
 interface MemoryJob {
   fields: StoredJobFields;
   control: StoredControl;
+  /** Slack thread and message ts values (beside the body, like Redis's `slack:thread` and `msg:*`). */
+  slack?: StoredSlack;
   /** approval id → decision JSON */
   decisions: Map<string, string>;
   createdAt: number;
@@ -119,7 +122,7 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
 
   function loadJobSync(id: string): JobRecord {
     const stored = job(id);
-    return fromStoredFields(`job:${id}`, stored.fields, stored.control);
+    return fromStoredFields(`job:${id}`, stored.fields, stored.control, stored.slack);
   }
 
   function readDecisionSync(jobId: string, approvalId: string): Decision | null {
@@ -253,8 +256,23 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
       if (isFinished(status)) return { kind: "finished", status };
       const pause = action === "pause" ? true : action === "resume" ? false : stored.control.pause === "1";
       const abort = action === "abort" || stored.control.abort === "1";
-      stored.control = { pause: pause ? "1" : "0", abort: abort ? "1" : "0", by, at: String(at) };
-      return { kind: "recorded", control: { pause, abort, by, at } };
+      const seq = Number(stored.control.seq ?? "0") + 1;
+      stored.control = {
+        pause: pause ? "1" : "0",
+        abort: abort ? "1" : "0",
+        by,
+        at: String(at),
+        seq: String(seq),
+      };
+      return { kind: "recorded", control: { pause, abort, by, at, seq } };
+    },
+
+    async recordSlackMessages(jobId, { thread, messages = {} }) {
+      const stored = job(jobId);
+      stored.slack = {
+        thread: thread === undefined ? stored.slack?.thread : JSON.stringify(thread),
+        messages: { ...stored.slack?.messages, ...messages },
+      };
     },
 
     async appendAudit(jobId, entry) {

@@ -10,6 +10,7 @@ import {
   isFinished,
   type JobRecord,
   parseStored,
+  storedSlackOf,
   toStoredFields,
   validateForWrite,
 } from "./job-record.js";
@@ -98,12 +99,18 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
     if (Object.keys(fields).length === 0) {
       throw new AppError(ErrorCode.JobNotFound, `job ${id} not found`, { details: { jobId: id } });
     }
-    return fromStoredFields(key, fields, {
-      pause: fields["ctl:pause"],
-      abort: fields["ctl:abort"],
-      by: fields["ctl:by"],
-      at: fields["ctl:at"],
-    });
+    return fromStoredFields(
+      key,
+      fields,
+      {
+        pause: fields["ctl:pause"],
+        abort: fields["ctl:abort"],
+        by: fields["ctl:by"],
+        at: fields["ctl:at"],
+        seq: fields["ctl:seq"],
+      },
+      storedSlackOf(fields),
+    );
   }
 
   async function listJobs(opts: { cluster?: string; unfinishedOnly?: boolean } = {}): Promise<JobRecord[]> {
@@ -240,8 +247,18 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
         abort: r[2] === "1",
         by: replyString(r[3], name),
         at: replyNumber(r[4], name),
+        seq: replyNumber(r[5], name),
       };
       return { kind: "recorded", control };
+    },
+
+    async recordSlackMessages(jobId, { thread, messages = {} }) {
+      const pairs = Object.entries(messages).flat();
+      await run(
+        "record-slack-messages-1",
+        [keys.job(jobId)],
+        [jobId, thread === undefined ? "" : JSON.stringify(thread), ...pairs],
+      );
     },
 
     async appendAudit(jobId, entry) {

@@ -15,6 +15,7 @@ export const SCRIPT_NAMES = [
   "request-control-1",
   "take-over-5",
   "push-history-1",
+  "record-slack-messages-1",
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

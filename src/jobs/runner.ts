@@ -50,7 +50,9 @@ interface RunContext {
   readonly signal: AbortSignal;
   readonly log: Logger;
   record: JobRecord;
-  /** Control requests already fed into the state machine (by their `at`). */
+  /** Control requests already fed into the state machine: by their `seq` (the store's order of requests). */
+  lastControlSeq: number;
+  /** The same for requests recorded before `seq` existed (by their `at`). */
   lastControlAt: number;
   /** Wall-clock ms since which the store has failed every call, or null while it answers. */
   outageSince: number | null;
@@ -121,6 +123,7 @@ export async function runRollout(
     record,
     // From 0, not from the stored control: a pause or abort recorded while no runner was alive (the previous owner
     // crashed before reading it) must still apply after a takeover. Pause/resume are idempotent against the state.
+    lastControlSeq: 0,
     lastControlAt: 0,
     outageSince: null,
     state: first.state,
@@ -132,6 +135,7 @@ export async function runRollout(
       await withStore(ctx, () => checkpoint(ctx, t.state));
     } catch (e) {
       if (signal.aborted || isAppError(e, ErrorCode.LockLost)) return { kind: "lock-lost", state: t.state };
+      if (isAppError(e, ErrorCode.JobNotFound)) return recordGone(ctx, t.state, e);
       throw e;
     }
     await publish(ctx, t);
@@ -143,10 +147,21 @@ export async function runRollout(
       input = await perform(ctx, t.state, action);
     } catch (e) {
       if (signal.aborted) return { kind: "lock-lost", state: t.state };
+      if (isAppError(e, ErrorCode.JobNotFound)) return recordGone(ctx, t.state, e);
       throw e;
     }
     t = decide(t.state, input);
   }
+}
+
+/**
+ * The job's record vanished under a running job (Redis restarted without persistence, FLUSHALL, an eviction under
+ * `allkeys-*`): its lock went with it, so this runner can prove nothing and stops like on a lost lease. A rerun
+ * learns from the cluster what is done (versions, process start times).
+ */
+function recordGone(ctx: RunContext, state: RolloutState, cause: unknown): RunOutcome {
+  ctx.log.error({ err: cause }, "the job's record is gone from the store; stopping without further restarts");
+  return { kind: "lock-lost", state };
 }
 
 function notify(ctx: RunContext, event: RolloutEvent): void {
@@ -237,8 +252,15 @@ async function publish(ctx: RunContext, t: Transition): Promise<void> {
 async function pendingControl(ctx: RunContext, state: RolloutState): Promise<RolloutInput | null> {
   const job = await withStore(ctx, () => ctx.deps.store.loadJob(ctx.record.id));
   const control = job.control;
-  if (!control || control.at <= ctx.lastControlAt) return null;
-  ctx.lastControlAt = control.at;
+  if (!control) return null;
+  // Ordered by the store's sequence number, not by `at`: replicas' wall clocks may disagree.
+  if (control.seq !== undefined) {
+    if (control.seq <= ctx.lastControlSeq) return null;
+    ctx.lastControlSeq = control.seq;
+  } else {
+    if (control.at <= ctx.lastControlAt) return null;
+    ctx.lastControlAt = control.at;
+  }
   const now = ctx.deps.clock.now();
   if (control.abort) return { kind: "control-requested", now, action: "abort", by: control.by };
   const paused = state.phase.kind === "paused" || state.pendingControl?.action === "pause";

@@ -336,7 +336,7 @@ export function jobStoreContract(name: string, factory: JobStoreFactory): void {
         const lease = await leaseFor(store, job);
         expect(await h.replica.requestControl(job.id, { action: "pause", by: "U1", at: 10 })).toEqual({
           kind: "recorded",
-          control: { pause: true, abort: false, by: "U1", at: 10 },
+          control: { pause: true, abort: false, by: "U1", at: 10, seq: 1 },
         });
         await store.saveJob(lease, { ...job, control: null, state: { step: 3 } });
         expect((await store.loadJob(job.id)).control).toEqual({
@@ -344,11 +344,18 @@ export function jobStoreContract(name: string, factory: JobStoreFactory): void {
           abort: false,
           by: "U1",
           at: 10,
+          seq: 1,
         });
         await h.replica.requestControl(job.id, { action: "resume", by: "U2", at: 11 });
         await h.replica.requestControl(job.id, { action: "abort", by: "U3", at: 12 });
         await h.replica.requestControl(job.id, { action: "pause", by: "U4", at: 13 });
-        expect((await store.loadJob(job.id)).control).toEqual({ pause: true, abort: true, by: "U4", at: 13 });
+        expect((await store.loadJob(job.id)).control).toEqual({
+          pause: true,
+          abort: true,
+          by: "U4",
+          at: 13,
+          seq: 4,
+        });
         await store.saveJob(lease, { ...job, status: "aborted" });
         expect(await store.requestControl(job.id, { action: "resume", by: "U5", at: 14 })).toEqual({
           kind: "finished",
@@ -358,6 +365,35 @@ export function jobStoreContract(name: string, factory: JobStoreFactory): void {
           store.requestControl("nope", { action: "pause", by: "U", at: 1 }),
           ErrorCode.JobNotFound,
         );
+      });
+
+      it("orders requests by a sequence number, not by their wall-clock `at` (replicas' clocks disagree)", async () => {
+        const job = aJob();
+        await store.createJob(job);
+        await h.replica.requestControl(job.id, { action: "pause", by: "U1", at: 5000 });
+        const later = await store.requestControl(job.id, { action: "resume", by: "U2", at: 1000 });
+        expect(later).toMatchObject({ kind: "recorded", control: { pause: false, seq: 2, at: 1000 } });
+      });
+    });
+
+    describe("slack messages", () => {
+      it("records the thread and message ts values beside the body: a checkpoint keeps them, later values win", async () => {
+        const job = { ...aJob(), thread: null };
+        await store.createJob(job);
+        const lease = await leaseFor(store, job);
+        await h.replica.recordSlackMessages(job.id, {
+          thread: { channel: "C1", ts: "1.0001" },
+          messages: { "job:step:1": "1.0002" },
+        });
+        await store.recordSlackMessages(job.id, {
+          messages: { "job:step:1": "1.0003", "job:step:2": "1.0004" },
+        });
+        await store.saveJob(lease, { ...job, state: { step: 3 } });
+        const loaded = await store.loadJob(job.id);
+        expect(loaded.thread).toEqual({ channel: "C1", ts: "1.0001" });
+        expect(loaded.messages).toEqual({ "job:step:1": "1.0003", "job:step:2": "1.0004" });
+        expect((await store.listJobs()).find((j) => j.id === job.id)?.messages).toEqual(loaded.messages);
+        await expectCode(store.recordSlackMessages("nope", { messages: { a: "1" } }), ErrorCode.JobNotFound);
       });
     });
 
