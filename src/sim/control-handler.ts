@@ -13,9 +13,9 @@ const version = z
   .regex(/^v?\d{1,3}\.\d{1,3}(\.\d{1,4})?([-+][0-9A-Za-z.+-]{1,64})?$/, "not a Kafka version");
 const ms = z.string().regex(/^\d+$/, "must be a whole number of milliseconds").transform(Number);
 
-const stopQuery = z.strictObject({ mode: z.enum(["graceful", "crash"]).default("graceful") });
-const startQuery = z.strictObject({ version: version.optional() });
-const restartQuery = z.strictObject({
+export const stopQuery = z.strictObject({ mode: z.enum(["graceful", "crash"]).default("graceful") });
+export const startQuery = z.strictObject({ version: version.optional() });
+export const restartQuery = z.strictObject({
   version: version.optional(),
   downMs: z.union([z.literal("never"), ms]).optional(),
 });
@@ -25,7 +25,7 @@ const faultsBody = z.strictObject({
   hangMs: z.number().int().min(0).max(600_000).nullable().optional(),
   restartMs: z.number().int().min(0).optional(),
 });
-const connectorBody = z.strictObject({
+export const connectorBody = z.strictObject({
   tasksMax: z.number().int().min(0).max(1_000).optional(),
   config: z.record(z.string(), z.string()).optional(),
 });
@@ -36,16 +36,16 @@ export interface ControlHandlerOptions {
   readonly settle: () => Promise<void>;
 }
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
-function parse<T>(schema: z.ZodType<T>, input: unknown): Parsed<T> {
+export function parse<T>(schema: z.ZodType<T>, input: unknown): Parsed<T> {
   const r = schema.safeParse(input);
   return r.success ? { ok: true, value: r.data } : { ok: false, error: z.prettifyError(r.error) };
 }
 
-const query = (url: URL): Record<string, string> => Object.fromEntries(url.searchParams.entries());
+export const query = (url: URL): Record<string, string> => Object.fromEntries(url.searchParams.entries());
 
-function strip<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+export function strip<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
     [K in keyof T]: Exclude<T[K], undefined>;
   };

@@ -1,0 +1,37 @@
+import type { SimWorkerEndpoint } from "../sim/start-sim.js";
+
+export interface LabConfigInput {
+  readonly workers: readonly SimWorkerEndpoint[];
+  readonly controlUrl: string;
+  readonly delayMs: number;
+  readonly sessionTimeoutMs: number;
+  /** Program and arguments that restart a worker; `--worker {worker} --version {version}` are appended. */
+  readonly restartCommand: readonly string[];
+  readonly expectedRestartMs?: number;
+  readonly pollIntervalMs?: number;
+}
+
+/**
+ * A connect-roll cluster configuration (the object form of the YAML) for a running lab: the `command` executor
+ * calling `connect-roll lab restart-worker`, the way a VM user's restart script would be called.
+ */
+export function labClusterConfig(input: LabConfigInput): Record<string, unknown> {
+  return {
+    workers: input.workers.map((w) => ({ name: w.name, url: w.url, metricsUrl: w.metricsUrl })),
+    versions: { accept: "^v?[34]\\.\\d+\\.\\d+$" },
+    executor: {
+      kind: "command",
+      argv: [...input.restartCommand, "--worker", "{worker}", "--version", "{version}"],
+      timeoutMs: 600_000,
+    },
+    connect: { scheduledRebalanceMaxDelayMs: input.delayMs, sessionTimeoutMs: input.sessionTimeoutMs },
+    restart: { expectedMs: input.expectedRestartMs ?? 15_000 },
+    gate: {
+      pollIntervalMs: input.pollIntervalMs ?? Math.max(500, Math.min(5_000, Math.round(input.delayMs / 20))),
+      consecutivePolls: 3,
+      quietPeriodMs: 3_000,
+      failAfterMs: 3_600_000,
+      allowPaused: true,
+    },
+  };
+}

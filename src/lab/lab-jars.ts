@@ -1,0 +1,191 @@
+import { existsSync } from "node:fs";
+import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { AppError, ErrorCode } from "../core/errors.js";
+import { runTool } from "./run-tool.js";
+
+/**
+ * Kafka jars for the lab, per (role, version), copied by Maven from its default repository into a cache that is
+ * reused across runs. One lib folder per role and version: never two Kafka versions on one classpath.
+ */
+export const SUPPORTED_KAFKA = /^(3\.[6-9]|4\.[0-4])\.\d+$/;
+export const EXPORTER_VERSION = "1.0.1";
+const DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1";
+const SLF4J = "1.7.36";
+const RELOAD4J = "1.2.25";
+const LOG4J2 = "2.24.3";
+
+export type LabRole = "broker" | "connect";
+
+export function labCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return env.CONNECT_ROLL_LAB_CACHE ?? join(homedir(), ".cache", "connect-roll", "lab");
+}
+
+export function isLog4j2(version: string): boolean {
+  return version.startsWith("4.");
+}
+
+export function checkKafkaVersion(version: string): void {
+  if (!SUPPORTED_KAFKA.test(version))
+    throw new AppError(
+      ErrorCode.UsageInvalid,
+      `Kafka ${version} is not supported by the lab (use 3.6.x – 4.4.x, e.g. 3.9.1 or 4.1.1)`,
+    );
+}
+
+interface Dependency {
+  readonly group: string;
+  readonly artifact: string;
+  readonly version: string;
+}
+
+function dependencies(role: LabRole, version: string): Dependency[] {
+  const main: Dependency =
+    role === "broker"
+      ? { group: "org.apache.kafka", artifact: "kafka_2.13", version }
+      : { group: "org.apache.kafka", artifact: "connect-runtime", version };
+  const slf4j = { group: "org.slf4j", artifact: "slf4j-api", version: SLF4J };
+  if (isLog4j2(version))
+    return [
+      main,
+      slf4j,
+      { group: "org.apache.logging.log4j", artifact: "log4j-api", version: LOG4J2 },
+      { group: "org.apache.logging.log4j", artifact: "log4j-core", version: LOG4J2 },
+      { group: "org.apache.logging.log4j", artifact: "log4j-slf4j-impl", version: LOG4J2 },
+    ];
+  return [
+    main,
+    slf4j,
+    { group: "ch.qos.reload4j", artifact: "reload4j", version: RELOAD4J },
+    { group: "org.slf4j", artifact: "slf4j-reload4j", version: SLF4J },
+  ];
+}
+
+function pom(name: string, deps: readonly Dependency[]): string {
+  const body = deps
+    .map(
+      (d) =>
+        `    <dependency><groupId>${d.group}</groupId><artifactId>${d.artifact}</artifactId><version>${d.version}</version></dependency>`,
+    )
+    .join("\n");
+  return `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>connect-roll.lab</groupId><artifactId>${name}</artifactId><version>1</version><packaging>pom</packaging>
+  <dependencies>
+${body}
+  </dependencies>
+</project>
+`;
+}
+
+/** Maven copies `deps` (runtime scope) into `dir/lib` once; a marker file says the copy is complete. */
+async function copyDependencies(
+  dir: string,
+  name: string,
+  deps: readonly Dependency[],
+  timeoutMs: number,
+): Promise<string> {
+  const lib = join(dir, "lib");
+  const marker = join(dir, ".complete");
+  if (existsSync(marker)) return lib;
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const pomFile = join(dir, "pom.xml");
+  await writeFile(pomFile, pom(name, deps));
+  const tmpLib = join(dir, "lib.partial");
+  const result = await runTool(
+    "mvn",
+    [
+      "-B",
+      "-q",
+      "-f",
+      pomFile,
+      `${DEPENDENCY_PLUGIN}:copy-dependencies`,
+      "-DincludeScope=runtime",
+      `-DoutputDirectory=${tmpLib}`,
+    ],
+    { timeoutMs },
+  );
+  if (result.code !== 0) {
+    const missing = /Could not (?:resolve|find)[^\n]*/.exec(result.output)?.[0];
+    throw new AppError(
+      ErrorCode.UsageInvalid,
+      `Maven could not fetch ${name}${missing ? `: ${missing.trim()}` : ` (exit ${result.code})`}; the lab supports Kafka 3.6.x – 4.4.x`,
+    );
+  }
+  await rename(tmpLib, lib);
+  await writeFile(marker, new Date().toISOString());
+  return lib;
+}
+
+export interface KafkaJars {
+  readonly version: string;
+  readonly lib: string;
+}
+
+export async function fetchKafkaJars(
+  role: LabRole,
+  version: string,
+  options: { cacheDir: string; timeoutMs?: number },
+): Promise<KafkaJars> {
+  checkKafkaVersion(version);
+  const dir = join(options.cacheDir, `${role}-${version}`);
+  const lib = await copyDependencies(
+    dir,
+    `${role}-${version}`,
+    dependencies(role, version),
+    options.timeoutMs ?? 900_000,
+  );
+  return { version, lib };
+}
+
+export async function fetchExporterAgent(options: { cacheDir: string; timeoutMs?: number }): Promise<string> {
+  const dir = join(options.cacheDir, `jmx-exporter-${EXPORTER_VERSION}`);
+  const lib = await copyDependencies(
+    dir,
+    `jmx-exporter-${EXPORTER_VERSION}`,
+    [{ group: "io.prometheus.jmx", artifact: "jmx_prometheus_javaagent", version: EXPORTER_VERSION }],
+    options.timeoutMs ?? 300_000,
+  );
+  const jar = (await readdir(lib)).find((f) => f.startsWith("jmx_prometheus_javaagent"));
+  if (jar === undefined) throw new AppError(ErrorCode.Internal, "the JMX exporter agent jar is missing");
+  return join(lib, jar);
+}
+
+/** Where the lab plugin's Java sources live (next to this file, in src/ and in dist/). */
+export function pluginSourceDir(): string {
+  return fileURLToPath(new URL("./plugin", import.meta.url));
+}
+
+/** Compiles the lab's source connector against a Connect version's jars; the classes folder goes on the classpath. */
+export async function buildLabPlugin(
+  connect: KafkaJars,
+  options: { cacheDir: string; javac?: string },
+): Promise<string> {
+  const dir = join(options.cacheDir, `plugin-${connect.version}`);
+  const classes = join(dir, "classes");
+  const marker = join(dir, ".complete");
+  if (existsSync(marker)) return classes;
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(join(classes, "META-INF", "services"), { recursive: true });
+  const src = join(pluginSourceDir(), "connectroll", "lab");
+  const sources = (await readdir(src)).filter((f) => f.endsWith(".java")).map((f) => join(src, f));
+  const result = await runTool(
+    options.javac ?? "javac",
+    ["--release", "17", "-nowarn", "-cp", `${connect.lib}/*`, "-d", classes, ...sources],
+    { timeoutMs: 120_000 },
+  );
+  if (result.code !== 0)
+    throw new AppError(
+      ErrorCode.Internal,
+      `javac failed on the lab plugin: ${result.output.trim().slice(0, 500)}`,
+    );
+  await writeFile(
+    join(classes, "META-INF", "services", "org.apache.kafka.connect.source.SourceConnector"),
+    "connectroll.lab.LabSourceConnector\n",
+  );
+  await writeFile(marker, new Date().toISOString());
+  return classes;
+}

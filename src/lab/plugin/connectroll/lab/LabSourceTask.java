@@ -1,0 +1,78 @@
+package connectroll.lab;
+
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTask;
+
+public class LabSourceTask extends SourceTask {
+  private String connector;
+  private int task;
+  private String topic;
+  private long intervalMs;
+  private long nextDue;
+  private long seq;
+  private Map<String, Object> partition;
+  private volatile boolean stopping;
+
+  @Override
+  public String version() {
+    return "lab-1";
+  }
+
+  static synchronized void emit(String json) {
+    System.out.println(json);
+    System.out.flush();
+  }
+
+  private String head(String event) {
+    return "{\"lab\":\"" + event + "\",\"connector\":\"" + connector + "\",\"task\":" + task + ",\"ms\":"
+        + System.currentTimeMillis();
+  }
+
+  @Override
+  public void start(Map<String, String> props) {
+    connector = props.getOrDefault("name", "unknown");
+    task = Integer.parseInt(props.getOrDefault("lab.task", "0"));
+    topic = props.get(LabSourceConnector.TOPIC);
+    int throughput = Math.max(1, Integer.parseInt(props.getOrDefault(LabSourceConnector.THROUGHPUT, "10")));
+    intervalMs = Math.max(1, 1000 / throughput);
+    partition = Collections.singletonMap("task", (Object) Integer.valueOf(task));
+    Map<String, Object> offset = context.offsetStorageReader().offset(partition);
+    Object last = offset == null ? null : offset.get("seq");
+    seq = last instanceof Number ? ((Number) last).longValue() + 1 : 0;
+    nextDue = System.currentTimeMillis();
+    emit(head("start") + ",\"seq\":" + seq + "}");
+  }
+
+  @Override
+  public List<SourceRecord> poll() throws InterruptedException {
+    long now = System.currentTimeMillis();
+    if (now < nextDue) {
+      Thread.sleep(Math.min(100, nextDue - now));
+      return null;
+    }
+    if (stopping) return null;
+    nextDue = Math.max(nextDue + intervalMs, now - 1000);
+    long s = seq++;
+    Map<String, Object> offset = Collections.singletonMap("seq", (Object) Long.valueOf(s));
+    return Collections.singletonList(
+        new SourceRecord(partition, offset, topic, null, Schema.STRING_SCHEMA, Integer.toString(task),
+            Schema.INT64_SCHEMA, s, now));
+  }
+
+  @Override
+  public void commitRecord(SourceRecord record, RecordMetadata metadata) {
+    if (metadata == null) return;
+    emit(head("ack") + ",\"seq\":" + record.value() + "}");
+  }
+
+  @Override
+  public void stop() {
+    stopping = true;
+    emit(head("stop") + "}");
+  }
+}

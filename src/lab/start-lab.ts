@@ -1,0 +1,250 @@
+import { mkdtemp } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { AppError, ErrorCode } from "../core/errors.js";
+import type { SimWorkerEndpoint } from "../sim/start-sim.js";
+import { type LabBroker, startLabBroker } from "./lab-broker.js";
+import { createLabCluster, type LabCluster, type LabWorker } from "./lab-cluster.js";
+import { createLabControlHandler } from "./lab-control-handler.js";
+import {
+  buildLabPlugin,
+  checkKafkaVersion,
+  fetchExporterAgent,
+  fetchKafkaJars,
+  labCacheDir,
+} from "./lab-jars.js";
+import { readStatuses } from "./lab-rest.js";
+import { checkLabTools } from "./lab-tools.js";
+
+export interface LabOptions {
+  /** Version of every worker unless `workerVersions` names it (default 3.9.1). */
+  readonly kafka?: string;
+  /** Default: the newest worker version. */
+  readonly brokerVersion?: string;
+  readonly workers?: number;
+  readonly workerVersions?: Readonly<Record<string, string>>;
+  readonly connectProtocols?: Readonly<Record<string, string>>;
+  readonly connectors?: number;
+  readonly tasksPerConnector?: number;
+  /** Records per second per task. */
+  readonly throughput?: number;
+  readonly delayMs?: number;
+  readonly sessionTimeoutMs?: number;
+  readonly controlPort?: number;
+  /** Working folder (logs, data); default a new temporary folder. */
+  readonly dir?: string;
+  readonly cacheDir?: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Progress lines ("broker started", …). */
+  readonly onProgress?: (line: string) => void;
+  readonly readyTimeoutMs?: number;
+}
+
+export interface RunningLab {
+  readonly cluster: LabCluster;
+  readonly workers: readonly SimWorkerEndpoint[];
+  readonly controlUrl: string;
+  readonly dir: string;
+  readonly brokerVersion: string;
+  close(): Promise<void>;
+}
+
+const HOST = "127.0.0.1";
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, HOST, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function newest(versions: readonly string[]): string {
+  const key = (v: string) =>
+    v
+      .split(".")
+      .map((n) => n.padStart(4, "0"))
+      .join(".");
+  return [...versions].sort((a, b) => key(b).localeCompare(key(a)))[0] ?? "3.9.1";
+}
+
+export function exporterRulesFile(): string {
+  return fileURLToPath(new URL("../../deploy/jmx-exporter/connect.yml", import.meta.url));
+}
+
+export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
+  const env = options.env ?? process.env;
+  const progress = options.onProgress ?? (() => undefined);
+  const count = options.workers ?? 3;
+  const names = Array.from({ length: count }, (_, i) => `worker-${i + 1}`);
+  const base = (options.kafka ?? "3.9.1").replace(/^v/, "");
+  for (const name of Object.keys(options.workerVersions ?? {}))
+    if (!names.includes(name))
+      throw new AppError(ErrorCode.UsageInvalid, `no worker ${name} (workers: ${names.join(", ")})`);
+  const versionOf = (name: string) => (options.workerVersions?.[name] ?? base).replace(/^v/, "");
+  const versions = [...new Set(names.map(versionOf))];
+  const brokerVersion = (options.brokerVersion ?? newest(versions)).replace(/^v/, "");
+  for (const v of [...versions, brokerVersion]) checkKafkaVersion(v);
+  const { java, javac } = await checkLabTools(env);
+  const cacheDir = options.cacheDir ?? labCacheDir(env);
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), "connect-roll-lab-")));
+
+  const jarsCache = new Map<
+    string,
+    Promise<{ connect: Awaited<ReturnType<typeof fetchKafkaJars>>; pluginClasses: string }>
+  >();
+  const jars = (version: string) => {
+    let p = jarsCache.get(version);
+    if (p === undefined) {
+      checkKafkaVersion(version);
+      p = (async () => {
+        const connect = await fetchKafkaJars("connect", version, { cacheDir });
+        return { connect, pluginClasses: await buildLabPlugin(connect, { cacheDir, javac }) };
+      })();
+      p.catch(() => jarsCache.delete(version));
+      jarsCache.set(version, p);
+    }
+    return p;
+  };
+  progress(`fetching Kafka ${[...new Set([...versions, brokerVersion])].join(", ")} jars into ${cacheDir}`);
+  const brokerJars = await fetchKafkaJars("broker", brokerVersion, { cacheDir });
+  for (const v of versions) await jars(v);
+  const exporterJar = await fetchExporterAgent({ cacheDir });
+
+  let broker: LabBroker | null = null;
+  let cluster: LabCluster | null = null;
+  let control: Server | null = null;
+  const close = async () => {
+    if (control !== null) {
+      const c = control;
+      await new Promise<void>((resolve) => {
+        c.close(() => resolve());
+        c.closeAllConnections();
+      });
+    }
+    await cluster?.close();
+    await broker?.stop();
+  };
+  try {
+    broker = await startLabBroker({
+      java,
+      jars: brokerJars,
+      dir,
+      port: await freePort(),
+      controllerPort: await freePort(),
+      host: HOST,
+    });
+    progress(`broker ${brokerVersion} started at ${broker.bootstrap}`);
+    const workers: LabWorker[] = [];
+    for (const name of names) {
+      const restPort = await freePort();
+      workers.push({
+        spec: {
+          name,
+          host: HOST,
+          restPort,
+          metricsPort: await freePort(),
+          groupId: "connect-roll-lab",
+          bootstrap: broker.bootstrap,
+          delayMs: options.delayMs ?? 30_000,
+          sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000,
+          heartbeatMs: Math.max(300, Math.min(3_000, Math.floor((options.sessionTimeoutMs ?? 10_000) / 3))),
+          connectProtocol: null,
+        },
+        version: versionOf(name),
+        connectProtocol: options.connectProtocols?.[name] ?? null,
+        state: "stopped",
+        jvm: null,
+        stopping: false,
+        starts: 0,
+        lastJoin: null,
+        url: `http://${HOST}:${restPort}`,
+        metricsUrl: "",
+      });
+    }
+    for (const w of workers)
+      (w as { metricsUrl: string }).metricsUrl = `http://${HOST}:${w.spec.metricsPort}/metrics`;
+    const lab = createLabCluster({
+      java,
+      dir,
+      workers,
+      jars,
+      exporterJar,
+      exporterRules: exporterRulesFile(),
+      throughput: options.throughput ?? 10,
+    });
+    cluster = lab;
+    const deadline = Date.now() + (options.readyTimeoutMs ?? 300_000);
+    const waitUntil = async (what: string, ok: () => boolean | Promise<boolean>) => {
+      while (!(await ok())) {
+        if (Date.now() > deadline)
+          throw new AppError(ErrorCode.Internal, `the lab did not become ready: ${what} (logs in ${dir})`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    // One JVM after another: on 2 cores, parallel starts only slow each other down.
+    for (const w of workers) {
+      await lab.startWorker(w.spec.name);
+      await waitUntil(`${w.spec.name} REST`, () => {
+        if (w.jvm === null)
+          throw new AppError(
+            ErrorCode.Internal,
+            `${w.spec.name} exited at start; see ${dir}/${w.spec.name}/worker.log`,
+          );
+        return w.state === "running" && w.lastJoin !== null;
+      });
+      progress(`${w.spec.name} (${w.version}) joined at ${w.url}`);
+    }
+    const connectorCount = options.connectors ?? 2;
+    const tasksMax = options.tasksPerConnector ?? 2;
+    for (let i = 1; i <= connectorCount; i += 1) {
+      const name = `conn-${String(i).padStart(2, "0")}`;
+      let created = await lab.createConnector(name, tasksMax);
+      while (created.kind === "conflict" && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 500));
+        created = await lab.createConnector(name, tasksMax);
+      }
+      if (created.kind !== "ok")
+        throw new AppError(ErrorCode.Internal, `could not create ${name}: ${created.message}`);
+    }
+    const expected = connectorCount * tasksMax;
+    await waitUntil("every task RUNNING and producing", async () => {
+      const statuses = await readStatuses(workers.map((w) => w.url));
+      const runningTasks = (statuses ?? [])
+        .flatMap((c) => c.tasks)
+        .filter((t) => t.state === "RUNNING").length;
+      const s = await lab.state();
+      return runningTasks === expected && s.heldTasks.length === 0 && s.delayDeadline === null;
+    });
+    lab.resetLedger();
+    const server = createServer(createLabControlHandler(lab));
+    control = server;
+    const port = await new Promise<number>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.controlPort ?? 0, HOST, () => resolve((server.address() as AddressInfo).port));
+    });
+    progress(`lab ready: ${count} workers, ${expected} tasks; control API at http://${HOST}:${port}`);
+    return {
+      cluster: lab,
+      workers: workers.map((w) => ({
+        name: w.spec.name,
+        url: w.url,
+        metricsUrl: w.metricsUrl,
+        workerId: `${HOST}:${w.spec.restPort}`,
+      })),
+      controlUrl: `http://${HOST}:${port}`,
+      dir,
+      brokerVersion,
+      close,
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}

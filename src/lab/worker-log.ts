@@ -1,0 +1,72 @@
+/**
+ * What the lab reads from a Connect worker's log and from the lab connector's stdout lines. The join line is logged
+ * by every member after each rebalance (`DistributedHerder`'s rebalance listener), with the generation, the
+ * protocol version (0 eager, 1 compatible, 2 sessioned), the leader's URL and the scheduled rebalance delay.
+ */
+export interface JoinLine {
+  readonly generation: number;
+  readonly protocolVersion: number;
+  readonly leaderUrl: string | null;
+  readonly connectors: readonly string[];
+  readonly tasks: readonly string[];
+  readonly revokedTasks: readonly string[];
+  readonly delayMs: number;
+}
+
+const JOIN =
+  /Joined group at generation (\d+) with protocol version (\d+) and got assignment: (.*) with rebalance delay: (\d+)/;
+
+function list(body: string, key: string): string[] {
+  const m = new RegExp(`\\b${key}=\\[([^\\]]*)\\]`).exec(body);
+  if (!m?.[1]) return [];
+  return m[1]
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}
+
+export function parseJoinLine(line: string): JoinLine | null {
+  const m = JOIN.exec(line);
+  if (!m) return null;
+  const body = m[3] ?? "";
+  const leaderUrl = /leaderUrl='([^']*)'/.exec(body)?.[1] ?? null;
+  return {
+    generation: Number(m[1]),
+    protocolVersion: Number(m[2]),
+    leaderUrl: leaderUrl === "" ? null : leaderUrl,
+    connectors: list(body, "connectorIds"),
+    tasks: list(body, "taskIds"),
+    revokedTasks: list(body, "revokedTaskIds"),
+    delayMs: Number(m[4]),
+  };
+}
+
+export type LabEvent =
+  | { readonly kind: "start" | "stop"; readonly task: string; readonly ms: number; readonly seq?: number }
+  | { readonly kind: "ack"; readonly task: string; readonly ms: number; readonly seq: number };
+
+/** One JSON line of the lab connector (`{"lab":"start|stop|ack","connector","task","ms","seq"}`), or null. */
+export function parseLabEvent(line: string): LabEvent | null {
+  if (!line.startsWith('{"lab":')) return null;
+  try {
+    const o = JSON.parse(line) as {
+      lab?: unknown;
+      connector?: unknown;
+      task?: unknown;
+      ms?: unknown;
+      seq?: unknown;
+    };
+    if (typeof o.connector !== "string" || typeof o.task !== "number" || typeof o.ms !== "number")
+      return null;
+    const task = `${o.connector}/${o.task}`;
+    if (o.lab === "ack" && typeof o.seq === "number") return { kind: "ack", task, ms: o.ms, seq: o.seq };
+    if (o.lab === "start" || o.lab === "stop") return { kind: o.lab, task, ms: o.ms };
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+export function protocolName(version: number): "eager" | "compatible" | "sessioned" {
+  return version === 0 ? "eager" : version === 1 ? "compatible" : "sessioned";
+}
