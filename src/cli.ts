@@ -7,6 +7,7 @@ import { runCommand } from "./cli/commands/run.js";
 import { serveCommand } from "./cli/commands/serve.js";
 import { simCommand } from "./cli/commands/sim.js";
 import { runCli } from "./cli/main.js";
+import { exitWhenIdle, installSignalHandlers } from "./cli/process-signals.js";
 
 const require = createRequire(import.meta.url);
 
@@ -22,8 +23,7 @@ function packageVersion(): string {
   return "0.0.0";
 }
 
-const controller = new AbortController();
-for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => controller.abort(new Error(sig)));
+const signal = installSignalHandlers(process);
 
 const code = await runCli(
   {
@@ -36,7 +36,8 @@ const code = await runCli(
     stderr: process.stderr,
     stdin: process.stdin,
     env: process.env,
-    signal: controller.signal,
+    signal,
   },
 );
 process.exitCode = code;
+exitWhenIdle(process, code);

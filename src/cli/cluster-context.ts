@@ -1,5 +1,5 @@
 import { suggestClusters } from "../chat/command-grammar.js";
-import { formatProblem } from "../config/config-problem.js";
+import { type ConfigProblem, formatProblem } from "../config/config-problem.js";
 import { loadConfigFile } from "../config/load-config.js";
 import { type RolloutTarget as ConfigTarget, resolveTarget } from "../config/resolve-target.js";
 import type { ClusterConfig, Config } from "../config/schema.js";
@@ -35,7 +35,7 @@ export async function loadClusterContext(
     return {
       kind: "error",
       exitCode: 1,
-      message: `${file} is not valid:\n${parsed.problems.map((p) => `  ${formatProblem(p)}`).join("\n")}`,
+      message: invalidMessage(file, parsed.problems),
     };
   const config = parsed.config;
   const names = Object.keys(config.clusters);
@@ -60,6 +60,14 @@ export async function loadClusterContext(
     ...toPlanTarget(resolved.target),
     warnings: parsed.warnings.map(formatProblem),
   };
+}
+
+/** One line: the first error, and where to see them all. */
+function invalidMessage(file: string, problems: readonly ConfigProblem[]): string {
+  const errors = problems.filter((p) => p.severity === "error");
+  const first = errors[0];
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
+  return `${file} is not valid: ${first ? formatProblem(first) : "unknown problem"}${more}; see: connect-roll config check --config ${file}`;
 }
 
 function toPlanTarget(t: ConfigTarget): { target: RolloutTarget; image: string | null } {

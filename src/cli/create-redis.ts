@@ -1,18 +1,77 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { redactUrl } from "../connect/url-credentials.js";
+import { AppError, ErrorCode } from "../core/errors.js";
 
 /**
  * The Redis client for the job store: every command times out, an outage fails fast (no offline queue) so the store
- * reports `store/unavailable` instead of writing after a lease expired.
+ * reports `store/unavailable` instead of writing after a lease expired. Until it first connects it does not retry:
+ * use `connectRedis`, which reports the real cause (refused, wrong password, TLS) within seconds.
  */
 export function createRedisClient(url: string, logger: Logger): Redis {
+  let ready = false;
   const redis = new Redis(url, {
     commandTimeout: 2_000,
     connectTimeout: 5_000,
     maxRetriesPerRequest: 2,
     enableOfflineQueue: false,
     lazyConnect: true,
+    retryStrategy: (times) => (ready ? Math.min(times * 200, 2_000) : null),
   });
-  redis.on("error", (err: Error) => logger.warn({ err: { message: err.message } }, "redis error"));
+  redis.once("ready", () => {
+    ready = true;
+  });
+  redis.on("error", (err: Error) => {
+    if (ready) logger.warn({ err: { message: err.message } }, "redis error");
+  });
   return redis;
+}
+
+/**
+ * Connects a client made by `createRedisClient` and checks it answers (PING), or disconnects it and throws AppError
+ * `store/unavailable` with the cause Redis or the socket gave. Aborting `signal` gives up at once; so
+ * does a server that never answers, after `timeoutMs`.
+ */
+export async function connectRedis(
+  redis: Redis,
+  url: string,
+  signal: AbortSignal,
+  timeoutMs = 10_000,
+): Promise<void> {
+  let cause: Error | null = null;
+  const onError = (err: Error) => {
+    cause ??= err;
+  };
+  redis.on("error", onError);
+  let onAbort = () => undefined as void;
+  let timer: NodeJS.Timeout | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new Error("interrupted"));
+    if (signal.aborted) onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([
+      (async () => {
+        await redis.connect();
+        await redis.ping();
+      })(),
+      aborted,
+    ]);
+  } catch (e) {
+    redis.disconnect();
+    let reason = signal.aborted ? "interrupted" : ((cause ?? (e as Error)) as Error).message;
+    if (!signal.aborted && url.startsWith("rediss:") && /ETIMEDOUT/.test(reason))
+      reason += " (no TLS handshake: does the server speak TLS on that port?)";
+    throw new AppError(ErrorCode.StoreUnavailable, `cannot reach Redis at ${redactUrl(url)}: ${reason}`, {
+      cause: cause ?? e,
+      retryable: true,
+    });
+  } finally {
+    clearTimeout(timer);
+    redis.off("error", onError);
+    signal.removeEventListener("abort", onAbort);
+    aborted.catch(() => undefined);
+  }
 }

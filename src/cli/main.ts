@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { type CliCommand, type CliIo, ExitCode } from "./command.js";
+import { oneLine } from "./one-line.js";
 
 export interface CliProgram {
   readonly version: string;
@@ -77,5 +78,19 @@ export async function runCli(program: CliProgram, argv: readonly string[], io: C
     );
     return ExitCode.Usage;
   }
-  return command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals, io);
+  try {
+    return await command.run(
+      parsed.values as Record<string, string | boolean | undefined>,
+      parsed.positionals,
+      io,
+    );
+  } catch (e) {
+    // Whatever a command did not expect is still one line; the stack only with LOG_LEVEL=debug.
+    const message = e instanceof Error ? e.message : String(e);
+    const aborted = io.signal.aborted ? " (interrupted)" : "";
+    io.stderr.write(`connect-roll ${command.name}: ${oneLine(message)}${aborted}\n`);
+    if (io.env.LOG_LEVEL === "debug" || io.env.LOG_LEVEL === "trace")
+      io.stderr.write(`${e instanceof Error ? e.stack : ""}\n`);
+    return ExitCode.Failed;
+  }
 }

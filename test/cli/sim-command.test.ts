@@ -47,6 +47,17 @@ describe("connect-roll sim", () => {
     expect(await running).toBe(0);
   });
 
+  it("names the leader in its JSON line in real time (it was null before the first rebalance)", async () => {
+    const controller = new AbortController();
+    const io = { ...captureIo(), signal: controller.signal };
+    const running = runCli(program, ["sim", "--workers", "3", "--connectors", "2"], io);
+    while (!io.out().includes("\n")) await new Promise((r) => setImmediate(r));
+    const line = JSON.parse(io.out().split("\n")[0] ?? "{}") as { leader: string | null };
+    expect(line.leader).toMatch(/^worker-\d$/);
+    controller.abort();
+    expect(await running).toBe(0);
+  });
+
   it("refuses a bad flag value with exit 2", async () => {
     const io = captureIo();
     expect(await runCli(program, ["sim", "--workers", "many"], io)).toBe(2);

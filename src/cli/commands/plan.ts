@@ -3,8 +3,10 @@ import { planRollout } from "../../core/plan/plan-rollout.js";
 import { renderPlanText } from "../../core/plan/render-plan-text.js";
 import { loadClusterContext } from "../cluster-context.js";
 import { type CliCommand, ExitCode } from "../command.js";
-import { createReaderFor, rolloutSettingsFor } from "../compose-cluster.js";
+import { rolloutSettingsFor } from "../compose-cluster.js";
 import { createRootLogger } from "../create-logger.js";
+import { oneLine } from "../one-line.js";
+import { preflightCluster } from "../preflight.js";
 
 export const planCommand: CliCommand = {
   name: "plan",
@@ -38,11 +40,24 @@ Options:
     }
     const ctx = await loadClusterContext(String(values.config), clusterName, argument, io.env);
     if (ctx.kind === "error") {
-      io.stderr.write(`connect-roll plan: ${ctx.message}\n`);
+      io.stderr.write(`connect-roll plan: ${oneLine(ctx.message)}\n`);
       return ctx.exitCode;
     }
     const logger = createRootLogger({ level: io.env.LOG_LEVEL ?? "warn", pretty: false });
-    const reader = createReaderFor({ name: ctx.name, cluster: ctx.cluster, env: io.env, logger });
+    const preflight = await preflightCluster({
+      name: ctx.name,
+      cluster: ctx.cluster,
+      env: io.env,
+      logger,
+      signal: io.signal,
+      checkReachable: false,
+    });
+    if (preflight.kind === "error") {
+      io.stderr.write(`connect-roll plan: cannot read ${ctx.name}: ${preflight.problems.join("; ")}\n`);
+      return ExitCode.Failed;
+    }
+    const { reader } = preflight;
+    await preflight.restarter.close();
     try {
       const snapshot = await reader.read(io.signal);
       const settings = rolloutSettingsFor(ctx.cluster, pace === undefined ? {} : { pace });

@@ -1,6 +1,6 @@
 import { hostname, userInfo } from "node:os";
 import { readEnv } from "../../config/env.js";
-import { redactUrl } from "../../connect/url-credentials.js";
+import type { ClusterReader } from "../../connect/cluster-reader.js";
 import { AppError, isAppError } from "../../core/errors.js";
 import type { RolloutEvent } from "../../core/rollout/rollout-types.js";
 import { summarizeRollout } from "../../core/rollout/summarize.js";
@@ -11,6 +11,7 @@ import { rolloutStateOf } from "../../jobs/rollout-record.js";
 import { createRolloutService } from "../../jobs/rollout-service.js";
 import type { RunOutcome } from "../../jobs/runner.js";
 import { systemClock } from "../../jobs/system-clock.js";
+import type { WorkerRestarter } from "../../restart/worker-restarter.js";
 import { type ApprovePolicy, createCliApprovals, parseApproveFlag } from "../cli-approvals.js";
 import { loadClusterContext } from "../cluster-context.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
@@ -21,7 +22,9 @@ import {
   rolloutSettingsFor,
 } from "../compose-cluster.js";
 import { createRootLogger } from "../create-logger.js";
-import { createRedisClient } from "../create-redis.js";
+import { connectRedis, createRedisClient } from "../create-redis.js";
+import { oneLine } from "../one-line.js";
+import { preflightCluster } from "../preflight.js";
 import { renderEventLine } from "../render-event-line.js";
 
 export const runCommand: CliCommand = {
@@ -62,7 +65,7 @@ Options:
 };
 
 function fail(io: CliIo, message: string, code: number): number {
-  io.stderr.write(`connect-roll run: ${message}\n`);
+  io.stderr.write(`connect-roll run: ${oneLine(message)}\n`);
   return code;
 }
 
@@ -95,18 +98,31 @@ async function runRollout(
     level: env.LOG_LEVEL === "info" ? "warn" : env.LOG_LEVEL,
     pretty: !json && io.stderr.isTTY === true,
   });
+  // Everything that can fail is checked before a job or a lock exists: a refusal leaves nothing behind.
+  const preflight = await preflightCluster({
+    name: ctx.name,
+    cluster: ctx.cluster,
+    env: io.env,
+    logger,
+    signal: io.signal,
+    checkReachable: true,
+  }).catch((e: unknown) => {
+    if (io.signal.aborted) return { kind: "error" as const, problems: ["interrupted"] };
+    throw e;
+  });
+  if (preflight.kind === "error")
+    return fail(io, `cannot start: ${preflight.problems.join("; ")}`, ExitCode.Failed);
+  const built: { reader: ClusterReader | null; restarter: WorkerRestarter | null } = preflight;
+  const closeBuilt = () => Promise.all([preflight.reader.close(), preflight.restarter.close()]);
   const redisUrl = env.REDIS_URL ?? ctx.config.redis?.url;
   const redis = redisUrl ? createRedisClient(redisUrl, logger) : null;
   let store: JobStore;
   if (redis) {
     try {
-      await redis.connect();
+      await connectRedis(redis, redisUrl ?? "", io.signal);
     } catch (e) {
-      return fail(
-        io,
-        `cannot reach Redis at ${redactUrl(redisUrl ?? "")}: ${(e as Error).message}`,
-        ExitCode.Failed,
-      );
+      await closeBuilt();
+      return fail(io, (e as Error).message, ExitCode.Failed);
     }
     store = createRedisJobStore({ redis, prefix: env.CONNECT_ROLL_REDIS_PREFIX });
   } else {
@@ -134,8 +150,13 @@ async function runRollout(
     lockTtlMs: env.CONNECT_ROLL_LOCK_TTL_MS,
     depsFor: () => ({
       store,
-      reader: createReaderFor({ name: ctx.name, cluster: ctx.cluster, env: io.env, logger }),
-      restarter: createRestarterFor({ name: ctx.name, cluster: ctx.cluster, env: io.env, logger }),
+      // The first run uses what the preflight built and checked; the run closes them when it ends.
+      reader:
+        take(built, "reader") ??
+        createReaderFor({ name: ctx.name, cluster: ctx.cluster, env: io.env, logger }),
+      restarter:
+        take(built, "restarter") ??
+        createRestarterFor({ name: ctx.name, cluster: ctx.cluster, env: io.env, logger }),
       clock: systemClock,
       logger,
       approvals: createCliApprovals({
@@ -207,6 +228,7 @@ async function runRollout(
   } finally {
     io.signal.removeEventListener("abort", onInterrupt);
     await service.close();
+    await Promise.all([built.reader?.close(), built.restarter?.close()]);
     await store.close().catch(() => undefined);
     redis?.disconnect();
   }
@@ -234,6 +256,13 @@ function noRunSummary(cluster: string, target: string, result: "failed" | "inter
     steps: [],
     totals: { stepsDone: 0, stepsTotal: 0, tasksMoved: 0, taskDowntimeMs: 0 },
   };
+}
+
+/** Hands out a prebuilt adapter once. */
+function take<T, K extends keyof T>(built: T, key: K): T[K] {
+  const value = built[key];
+  built[key] = null as T[K];
+  return value;
 }
 
 function safeUser(): string {

@@ -66,6 +66,9 @@ Options:
       throw e;
     }
     const sim = await startSim({ ...flags.options, controlPort: flags.controlPort });
+    // In real time the group elects its leader with the first rebalance: wait for it, so the line names it.
+    for (let i = 0; i < 400 && sim.cluster.state().leader === null && !io.signal.aborted; i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
     const state = sim.cluster.state();
     io.stdout.write(
       `${JSON.stringify({
