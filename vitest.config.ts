@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The real-Kafka suite runs with `npm run test:kafka` (vitest.kafka.config.ts): it needs Java and Maven.
+    exclude: ["test/kafka/**", "**/node_modules/**"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
