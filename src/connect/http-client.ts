@@ -111,8 +111,41 @@ function createAgent(options: HttpClientOptions): Agent {
   return new Agent({ connect, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
 }
 
+/**
+ * One "abort" listener per caller signal, however many requests share it: a cluster read sends 1 + 2 per worker
+ * requests with one signal, and more than 10 listeners on it is Node's MaxListenersExceededWarning.
+ */
+function createAbortFanout(): (signal: AbortSignal, fn: () => void) => () => void {
+  const subscribers = new WeakMap<AbortSignal, { fns: Set<() => void>; listener: () => void }>();
+  return (signal, fn) => {
+    let entry = subscribers.get(signal);
+    if (!entry) {
+      const fns = new Set<() => void>();
+      const created = {
+        fns,
+        listener: () => {
+          for (const f of [...fns]) f();
+        },
+      };
+      signal.addEventListener("abort", created.listener, { once: true });
+      subscribers.set(signal, created);
+      entry = created;
+    }
+    const current = entry;
+    current.fns.add(fn);
+    return () => {
+      current.fns.delete(fn);
+      if (current.fns.size === 0) {
+        signal.removeEventListener("abort", current.listener);
+        subscribers.delete(signal);
+      }
+    };
+  };
+}
+
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const agent = createAgent(options);
+  const onAbortOf = createAbortFanout();
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const baseMs = options.backoffBaseMs ?? 200;
   const maxMs = options.backoffMaxMs ?? 5_000;
@@ -132,8 +165,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       timedOut = true;
       controller.abort(new Error("deadline exceeded"));
     }, options.timeoutMs);
-    const onAbort = () => controller.abort(req.signal?.reason);
-    req.signal?.addEventListener("abort", onAbort, { once: true });
+    const unsubscribe = req.signal
+      ? onAbortOf(req.signal, () => controller.abort(req.signal?.reason))
+      : () => undefined;
     const details = { url: safeUrl, method: req.method ?? "GET" };
     let phase: "request" | "body" = "request";
     try {
@@ -222,7 +256,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       );
     } finally {
       clearTimeout(timer);
-      req.signal?.removeEventListener("abort", onAbort);
+      unsubscribe();
     }
   }
 
@@ -272,11 +306,17 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         { url: safeUrl, code: failure.code, attempt: n + 1, waitMs, status: failure.details.status },
         "connect request retry",
       );
+      const pause = new AbortController();
+      const unsubscribe = req.signal
+        ? onAbortOf(req.signal, () => pause.abort(req.signal?.reason))
+        : () => undefined;
       try {
-        await sleep(waitMs, req.signal);
+        await sleep(waitMs, req.signal ? pause.signal : undefined);
       } catch (err) {
         if (req.signal?.aborted) throw req.signal.reason;
         throw err;
+      } finally {
+        unsubscribe();
       }
     }
   }

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpClient, type HttpClient, type HttpClientOptions } from "../../src/connect/http-client.js";
@@ -271,5 +272,59 @@ describe("http client", () => {
         expect(ms).toBeLessThanOrEqual(cap);
       }
     }
+  });
+});
+
+describe("http client: one signal shared by many requests", () => {
+  it("adds one abort listener to the caller's signal however many requests are in flight", async () => {
+    const held: import("node:http").ServerResponse[] = [];
+    let arrived!: () => void;
+    const allArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const s = await server((_req, res) => {
+      held.push(res);
+      if (held.length === 24) arrived();
+    });
+    const c = client({ timeoutMs: 10_000 });
+    const controller = new AbortController();
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      const inFlight = Array.from({ length: 24 }, (_, i) =>
+        c.send({ url: `${s.url}/r/${i}`, signal: controller.signal }),
+      );
+      await allArrived;
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+      for (const res of held) sendJson(res, 200, serverInfo("3.7.1"));
+      await Promise.all(inFlight);
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
+  it("still aborts every request sharing the signal", async () => {
+    let count = 0;
+    let arrived!: () => void;
+    const allArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const s = await server(() => {
+      count++;
+      if (count === 12) arrived();
+    });
+    const c = client({ timeoutMs: 10_000 });
+    const controller = new AbortController();
+    const inFlight = Array.from({ length: 12 }, (_, i) =>
+      c.send({ url: `${s.url}/r/${i}`, signal: controller.signal }).catch((e: unknown) => e),
+    );
+    await allArrived;
+    const reason = new Error("stop");
+    controller.abort(reason);
+    expect(await Promise.all(inFlight)).toEqual(Array.from({ length: 12 }, () => reason));
   });
 });
