@@ -67,13 +67,23 @@ export function createCliApprovals(o: CliApprovalOptions): ApprovalSource {
     async wait(_job, approval, signal): Promise<Decision> {
       const risksSecondRestart = SECOND_RESTART_KINDS.includes(approval.kind);
       const allowed = o.policy.kind === "all" ? !risksSecondRestart : o.policy.kinds.has(approval.kind);
-      if (allowed) return { decision: go(approval), by: `${o.user} (policy)`, at: o.now() };
+      if (allowed) {
+        const flag = Object.entries(APPROVE_FLAG_KINDS).find(([, kinds]) =>
+          kinds.includes(approval.kind),
+        )?.[0];
+        const how = o.policy.kind === "all" ? "--yes" : `--approve=${flag ?? approval.kind}`;
+        return { decision: go(approval), by: `${o.user} (${how})`, at: o.now() };
+      }
       if (!o.interactive) {
+        // Nobody decided: say so, and which flag would have answered it (not "abort by root@host").
+        const flag = Object.entries(APPROVE_FLAG_KINDS).find(([, kinds]) =>
+          kinds.includes(approval.kind),
+        )?.[0];
         const why =
           o.policy.kind === "all" && risksSecondRestart
             ? `--yes never answers ${approval.kind}: it may restart a worker twice; pass --approve=restart to allow it`
-            : `no approval policy for ${approval.kind}`;
-        return { decision: "abort", by: `${o.user} (${why})`, at: o.now() };
+            : `no terminal to ask and no --approve=${flag ?? approval.kind} or --yes`;
+        return { decision: "abort", by: `the CLI policy (${why})`, at: o.now() };
       }
       const rl = createInterface({ input: o.input, output: o.output });
       try {

@@ -27,7 +27,7 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
     }
     case "step-settled": {
       const m = event.measurements;
-      return `step ${event.step}: ${event.worker} settled in ${formatDuration(m.settleMs ?? 0)}, ${m.tasksMoved} task(s) moved, task downtime ${formatDuration(m.taskDowntimeMs)}`;
+      return `step ${event.step}: ${event.worker} settled in ${formatDuration(m.settleMs ?? 0)}, ${m.tasksMoved} task(s) moved, task downtime ${formatDuration(m.taskDowntimeMs)}·task`;
     }
     case "step-skipped":
       return `step ${event.step}: ${event.worker} skipped: ${event.reason}`;

@@ -57,7 +57,8 @@ export function createSimRestarter(options: SimRestarterOptions): WorkerRestarte
       );
     }
     return {
-      detail: `Simulator restarted ${name} (${req.kind} to ${req.version}, down for ${options.downMs} ms).`,
+      // The worker's down time is the simulator's start time (plus downMs); the worker-back event measures it.
+      detail: `Simulator restarted ${name} (${req.kind} to ${req.version}${options.downMs > 0 ? `, held down ${options.downMs} ms before it starts` : ""}).`,
     };
   }
 
