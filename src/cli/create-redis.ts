@@ -1,23 +1,20 @@
-import { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import { redactUrl } from "../connect/url-credentials.js";
 import { AppError, ErrorCode } from "../core/errors.js";
+import { createRedisConnection, type RedisConnectionConfig } from "./redis-client.js";
 
 /**
  * The Redis client for the job store: every command times out, an outage fails fast (no offline queue) so the store
  * reports `store/unavailable` instead of writing after a lease expired. Until it first connects it does not retry:
  * use `connectRedis`, which reports the real cause (refused, wrong password, TLS) within seconds.
  */
-export function createRedisClient(url: string, logger: Logger): Redis {
+export function createRedisClient(config: string | RedisConnectionConfig, logger: Logger): Redis | Cluster {
   let ready = false;
-  const redis = new Redis(url, {
-    commandTimeout: 2_000,
-    connectTimeout: 5_000,
-    maxRetriesPerRequest: 2,
-    enableOfflineQueue: false,
-    lazyConnect: true,
-    retryStrategy: (times) => (ready ? Math.min(times * 200, 2_000) : null),
-  });
+  // A URL (REDIS_URL) or the YAML's `redis` section; redis+sentinel:// and redis+cluster:// too (redis-client.ts).
+  const redis = createRedisConnection(typeof config === "string" ? { url: config } : config, (times) =>
+    ready ? Math.min(times * 200, 2_000) : null,
+  );
   redis.once("ready", () => {
     ready = true;
   });
@@ -33,7 +30,7 @@ export function createRedisClient(url: string, logger: Logger): Redis {
  * does a server that never answers, after `timeoutMs`.
  */
 export async function connectRedis(
-  redis: Redis,
+  redis: Redis | Cluster,
   url: string,
   signal: AbortSignal,
   timeoutMs = 10_000,
@@ -62,7 +59,7 @@ export async function connectRedis(
   } catch (e) {
     redis.disconnect();
     let reason = signal.aborted ? "interrupted" : ((cause ?? (e as Error)) as Error).message;
-    if (!signal.aborted && url.startsWith("rediss:") && /ETIMEDOUT/.test(reason))
+    if (!signal.aborted && url.startsWith("rediss") && /ETIMEDOUT/.test(reason))
       reason += " (no TLS handshake: does the server speak TLS on that port?)";
     throw new AppError(ErrorCode.StoreUnavailable, `cannot reach Redis at ${redactUrl(url)}: ${reason}`, {
       cause: cause ?? e,

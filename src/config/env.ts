@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AppError, ErrorCode } from "../core/errors.js";
+import { parseRedisUrl } from "./redis-url.js";
 
 /** Environment variables the product reads (DESIGN.md §4). Validated once, in the composition root. */
 const envSchema = z.object({
@@ -15,8 +16,13 @@ const envSchema = z.object({
   SLACK_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   REDIS_URL: z
     .string()
-    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .superRefine((url, ctx) => {
+      const parsed = parseRedisUrl(url);
+      if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.error });
+    })
     .optional(),
+  /** Overrides `redis.checks`: warn about, or refuse, a Redis that may evict a lease or lose checkpoints. */
+  CONNECT_ROLL_REDIS_CHECKS: z.enum(["warn", "refuse"]).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   CONNECT_ROLL_REPLICA_ID: z.string().min(1).max(100).optional(),

@@ -77,7 +77,8 @@ const executorPlaceholder: Placeholder = (path) => {
 
 function normalise(config: Config, env: Readonly<Record<string, string | undefined>>): Config {
   const redisUrl = env.REDIS_URL;
-  if (redisUrl !== undefined && redisUrl !== "") return { ...config, redis: { url: redisUrl } };
+  if (redisUrl !== undefined && redisUrl !== "")
+    return { ...config, redis: { checks: "warn", ...config.redis, url: redisUrl } };
   return config;
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseRedisUrl } from "./redis-url.js";
 
 /**
  * The configuration file's shape (YAML), validated with zod. Unknown keys are errors (strict objects), every
@@ -183,10 +184,29 @@ export const clusterSchema = z.strictObject({
   access: clusterAccessSchema.optional().describe("per-cluster override of slack access"),
 });
 
-export const configSchema = z.strictObject({
-  redis: z
-    .strictObject({ url: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL") })
+/** Where the job store lives (README, "Redis"). `REDIS_URL` overrides `url`. */
+const redisSchema = z.strictObject({
+  url: z.string().superRefine((url, ctx) => {
+    const parsed = parseRedisUrl(url);
+    if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.error });
+  }),
+  /** What a risky Redis setting (eviction policy, no persistence) does at start: a loud warning, or a refusal. */
+  checks: z.enum(["warn", "refuse"]).default("warn"),
+  tls: z
+    .strictObject({
+      caFile: z.string().min(1).optional(),
+      certFile: z.string().min(1).optional(),
+      keyFile: z.string().min(1).optional(),
+      serverName: z.string().min(1).optional(),
+    })
+    .refine((t) => (t.certFile === undefined) === (t.keyFile === undefined), {
+      message: "certFile and keyFile go together (mutual TLS)",
+    })
     .optional(),
+});
+
+export const configSchema = z.strictObject({
+  redis: redisSchema.optional(),
   slack: slackAccessSchema.default({
     channels: [],
     requesters: { users: [], userGroups: [] },

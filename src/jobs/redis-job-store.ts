@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { AppError, ErrorCode } from "../core/errors.js";
 import { auditEntrySchema, historyEntrySchema } from "./audit-and-history.js";
 import { waitForDecisionWith } from "./decision-waiter.js";
@@ -42,14 +42,14 @@ export interface RedisJobStoreOptions {
    * a finite `maxRetriesPerRequest` and `enableOfflineQueue: false` (or a short queue) so an outage
    * surfaces as `store/unavailable` instead of queueing writes that land after the lease expired.
    */
-  redis: Redis;
+  redis: Redis | Cluster;
   /** Prepended to every key and channel, e.g. `connect-roll:`. */
   prefix: string;
   /**
    * Connection for pub/sub wake-ups (it can run nothing else). Default: `redis.duplicate()` made here,
    * connected on first wait and disconnected by close(). A connection passed in is not disconnected.
    */
-  subscriber?: Redis;
+  subscriber?: Redis | Cluster;
   /** Audit entries kept per job. Default 1000. */
   auditLimit?: number;
   /** Finished rollouts kept per cluster. Default 50. */
@@ -60,6 +60,17 @@ export interface RedisJobStoreOptions {
 
 const DEFAULT_POLL_MS = 1000;
 
+/** A second connection of the same kind (pub/sub needs its own), connected on first use. */
+function duplicateLazily(redis: Redis | Cluster): Redis | Cluster {
+  return isCluster(redis)
+    ? redis.duplicate(undefined, { lazyConnect: true })
+    : redis.duplicate({ lazyConnect: true });
+}
+
+export function isCluster(redis: Redis | Cluster): redis is Cluster {
+  return "isCluster" in redis && redis.isCluster === true;
+}
+
 /** The JobStore on Redis ≥ 6.2: one Lua script per atomic change, shared by every replica. */
 export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
   const { redis, prefix } = options;
@@ -69,9 +80,7 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
   const keys = createRedisKeys(prefix);
   const scripts = createScriptRunner(redis);
   const ownsSubscriber = options.subscriber === undefined;
-  const subscriptions = createRedisSubscriptions(
-    options.subscriber ?? redis.duplicate({ lazyConnect: true }),
-  );
+  const subscriptions = createRedisSubscriptions(options.subscriber ?? duplicateLazily(redis));
   const closing = new AbortController();
   let closed: Promise<void> | undefined;
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 
 /** Every Lua script of the job store. The suffix is the number of KEYS the script takes. */
 export const SCRIPT_NAMES = [
@@ -37,7 +37,7 @@ interface LoadedScript {
  * Reads the scripts from `./lua/<name>.lua` next to this module (the build copies them to dist).
  * Throws at creation when a file is missing, so a broken build fails at start-up, not mid-rollout.
  */
-export function createScriptRunner(redis: Redis): ScriptRunner {
+export function createScriptRunner(redis: Redis | Cluster): ScriptRunner {
   const scripts = new Map<ScriptName, LoadedScript>();
   for (const name of SCRIPT_NAMES) {
     const lua = readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), "utf8");

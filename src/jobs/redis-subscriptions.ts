@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 
 /** Fan-out of pub/sub messages from one subscriber connection to any number of listeners. */
 export interface RedisSubscriptions {
@@ -9,7 +9,7 @@ export interface RedisSubscriptions {
 }
 
 /** `subscriber` must be a connection used for nothing else: in subscriber mode it can run no commands. */
-export function createRedisSubscriptions(subscriber: Redis): RedisSubscriptions {
+export function createRedisSubscriptions(subscriber: Redis | Cluster): RedisSubscriptions {
   const listeners = new Map<string, Set<(message: string) => void>>();
   subscriber.on("message", (channel: string, message: string) => {
     for (const listener of listeners.get(channel) ?? []) listener(message);

@@ -137,7 +137,8 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
         return outcome;
       } finally {
         keeper.stop();
-        await releaseSoon(lease);
+        // A lease the keeper declared lost has expired (or was taken): releasing it would be a no-op.
+        if (!keeper.signal.aborted) await releaseSoon(lease);
         await deps.restarter.close().catch(() => undefined);
         await deps.reader.close();
         runs.delete(job.id);

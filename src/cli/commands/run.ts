@@ -7,6 +7,7 @@ import { summarizeRollout } from "../../core/rollout/summarize.js";
 import type { JobStore } from "../../jobs/job-store.js";
 import { createMemoryJobStore } from "../../jobs/memory-job-store.js";
 import { createRedisJobStore } from "../../jobs/redis-job-store.js";
+import { applyRedisChecks } from "../../jobs/redis-settings-check.js";
 import { rolloutStateOf } from "../../jobs/rollout-record.js";
 import { createRolloutService } from "../../jobs/rollout-service.js";
 import type { RunOutcome } from "../../jobs/runner.js";
@@ -52,6 +53,8 @@ Options:
   --approve KINDS    approve only these prompt kinds (comma-separated)
   --json             one JSON object per event on stdout, then {"kind":"summary",…}
   --pace safe|window override the cluster's pace
+  --since TIME       plain restart: workers whose process started at or after TIME (ISO-8601 or epoch ms) count as
+                     restarted (an interrupted run prints it in its resume command; default: this run's start)
   -h, --help         show this help`,
   options: {
     config: { type: "string", default: "connect-roll.yml" },
@@ -59,6 +62,7 @@ Options:
     approve: { type: "string" },
     json: { type: "boolean", default: false },
     pace: { type: "string" },
+    since: { type: "string" },
   },
   positionals: { min: 2, max: 2, names: ["CLUSTER", "VERSION"] },
   run: runRollout,
@@ -85,6 +89,8 @@ async function runRollout(
   const pace = values.pace;
   if (pace !== undefined && pace !== "safe" && pace !== "window")
     return fail(io, `--pace must be safe or window`, ExitCode.Usage);
+  const since = values.since === undefined ? undefined : parseSince(String(values.since));
+  if (since === null) return fail(io, "--since must be an ISO-8601 time or epoch ms", ExitCode.Usage);
   let env: ReturnType<typeof readEnv>;
   try {
     env = readEnv(io.env);
@@ -115,14 +121,28 @@ async function runRollout(
   const built: { reader: ClusterReader | null; restarter: WorkerRestarter | null } = preflight;
   const closeBuilt = () => Promise.all([preflight.reader.close(), preflight.restarter.close()]);
   const redisUrl = env.REDIS_URL ?? ctx.config.redis?.url;
-  const redis = redisUrl ? createRedisClient(redisUrl, logger) : null;
+  const redis = redisUrl ? createRedisClient({ url: redisUrl, tls: ctx.config.redis?.tls }, logger) : null;
   let store: JobStore;
   if (redis) {
+    let refusal: string | null;
     try {
       await connectRedis(redis, redisUrl ?? "", io.signal);
+      refusal = await applyRedisChecks(
+        redis,
+        env.CONNECT_ROLL_REDIS_CHECKS ?? ctx.config.redis?.checks ?? "warn",
+        (f) => io.stderr.write(`connect-roll run: WARNING: ${f.message}\n`),
+      );
     } catch (e) {
       await closeBuilt();
-      return fail(io, (e as Error).message, ExitCode.Failed);
+      const message = (e as Error).message;
+      writeLine(io, json, noRunSummary(ctx.name, argument, "failed", message), `not started: ${message}`);
+      return fail(io, message, ExitCode.Failed);
+    }
+    if (refusal !== null) {
+      await closeBuilt();
+      redis.disconnect();
+      writeLine(io, json, noRunSummary(ctx.name, argument, "failed", refusal), `not started: ${refusal}`);
+      return fail(io, refusal, ExitCode.Failed);
     }
     store = createRedisJobStore({ redis, prefix: env.CONNECT_ROLL_REDIS_PREFIX });
   } else {
@@ -176,12 +196,13 @@ async function runRollout(
   const resume = resumeCommand(values, clusterName, argument);
   // Every ending prints one summary line (stdout), whatever happened: a pipeline always learns the result and what
   // to do next.
-  const printSummary = (summary: { readonly result: string }, line: string) => {
-    if (json) write(summary);
-    else io.stdout.write(`summary: ${summary.result}: ${line}\n`);
-  };
+  const printSummary = (summary: { readonly result: string }, line: string) =>
+    writeLine(io, json, summary, line);
   try {
-    const done = await startOrResume(io, store, service, ctx, user, pace === undefined ? {} : { pace });
+    const done = await startOrResume(io, store, service, ctx, user, {
+      ...(pace === undefined ? {} : { pace }),
+      ...(since === undefined ? {} : { since }),
+    });
     if (typeof done === "number") {
       printSummary(
         noRunSummary(ctx.name, argument, "failed", "the rollout did not start (see above)"),
@@ -192,6 +213,13 @@ async function runRollout(
     const outcome = await done;
     const base = summarizeRollout(outcome.state, Date.now());
     const interrupted = outcome.kind === "lock-lost";
+    const target = outcome.state.target;
+    const resume = resumeCommand(
+      values,
+      clusterName,
+      argument,
+      target.kind === "restart" ? (target.since ?? outcome.state.startedAt) : undefined,
+    );
     const summary = interrupted ? { ...base, result: "interrupted" as const, resume } : base;
     printSummary(
       summary,
@@ -200,9 +228,7 @@ async function runRollout(
     if (interrupted) {
       io.stderr.write(
         io.signal.aborted
-          ? redis
-            ? `connect-roll run: interrupted; the rollout's checkpoint is kept: resume it with: ${resume}\n`
-            : `connect-roll run: interrupted; without Redis the checkpoint ends with this process: check the cluster (connect-roll plan ${ctx.name} ${argument}) before running again\n`
+          ? `connect-roll run: interrupted; the rollout's checkpoint is kept: resume it with: ${resume}\n`
           : `connect-roll run: the cluster lock was lost (Redis unreachable until the lease expired, or the lock was released or taken over); this run stopped without further restarts. If no other run or bot took it over, resume with: ${resume}\n`,
       );
       return ExitCode.Failed;
@@ -237,13 +263,31 @@ async function runRollout(
 }
 
 /** The command that resumes this run: the same cluster, target and flags. */
-function resumeCommand(values: Record<string, unknown>, cluster: string, argument: string): string {
+function resumeCommand(
+  values: Record<string, unknown>,
+  cluster: string,
+  argument: string,
+  since = typeof values.since === "string" ? parseSince(values.since) : null,
+): string {
   const parts = ["connect-roll", "run", "--config", String(values.config), cluster, argument];
+  // A plain restart resumed after the store lost the job: workers started since the first run's start are done.
+  if (since !== null && since !== undefined) parts.push("--since", new Date(since).toISOString());
   if (values.yes === true) parts.push("--yes");
   else if (typeof values.approve === "string") parts.push(`--approve=${values.approve}`);
   if (typeof values.pace === "string") parts.push("--pace", values.pace);
   if (values.json === true) parts.push("--json");
   return parts.join(" ");
+}
+
+/** The summary line: the JSON object with --json, else `summary: RESULT: line`. */
+function writeLine(io: CliIo, json: boolean, summary: { readonly result: string }, line: string): void {
+  io.stdout.write(json ? `${JSON.stringify(summary)}\n` : `summary: ${summary.result}: ${line}\n`);
+}
+
+/** `--since`: ISO-8601 or epoch ms; null when it is neither. */
+function parseSince(text: string): number | null {
+  const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+  return Number.isFinite(ms) && ms > 0 ? ms : null;
 }
 
 /** The summary line of a run that ended before (or without) a rollout state. */
@@ -284,7 +328,7 @@ async function startOrResume(
   service: ReturnType<typeof createRolloutService>,
   ctx: Ctx,
   user: string,
-  overrides: { pace?: "safe" | "window" },
+  overrides: { pace?: "safe" | "window"; since?: number },
 ): Promise<Promise<RunOutcome> | number> {
   const orphans = (await store.findOrphans()).filter((j) => j.cluster === ctx.name);
   const other = orphans.find((j) => rolloutStateOf(j).target.argument !== ctx.target.argument);
@@ -308,7 +352,10 @@ async function startOrResume(
   }
   const started = await service.start({
     cluster: ctx.name,
-    target: ctx.target,
+    target:
+      overrides.since !== undefined && ctx.target.kind === "restart"
+        ? { ...ctx.target, since: overrides.since }
+        : ctx.target,
     image: ctx.image,
     requestedBy: user,
     settings: rolloutSettingsFor(ctx.cluster, overrides),

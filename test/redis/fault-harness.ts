@@ -1,0 +1,128 @@
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { stringify } from "yaml";
+import type { CliIo } from "../../src/cli/command.js";
+import { runCommand } from "../../src/cli/commands/run.js";
+import { runCli } from "../../src/cli/main.js";
+import { simClusterConfig } from "../../src/cli/sim-cluster-config.js";
+import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+
+const program = { version: "0.0.0", commands: [runCommand] };
+
+export interface FaultCluster {
+  readonly sim: RunningSim;
+  readonly config: string;
+  /** Restarts per worker so far, in worker order. */
+  restarts(): number[];
+  /** Total restarts so far. */
+  restartCount(): number;
+}
+
+/** A real-time simulated cluster (4 workers, short delay) and a config file for it. */
+export async function startFaultCluster(
+  name: string,
+  extra: Record<string, unknown> = {},
+): Promise<FaultCluster> {
+  const sim = await startSim({
+    virtualTime: false,
+    workers: 4,
+    connectors: 4,
+    tasksPerConnector: 2,
+    version: "3.6.1",
+    delayMs: 600,
+    restartMs: 200,
+    taskStartMs: 50,
+    rebalanceMs: 30,
+    sessionTimeoutMs: 1_000,
+    seed: 11,
+  });
+  const config = join(tmpdir(), `connect-roll-fault-${name}-${process.pid}.yml`);
+  const cluster = simClusterConfig({
+    clusterName: "sim",
+    workers: sim.workers,
+    controlUrl: sim.controlUrl,
+    delayMs: 600,
+    restartMs: 200,
+    pollIntervalMs: 150,
+    quietPeriodMs: 200,
+    consecutivePolls: 2,
+  });
+  await writeFile(config, stringify({ clusters: { sim: { ...cluster, ...extra } } }));
+  await until(() => {
+    const tasks = sim.cluster.state().tasks;
+    return tasks.length > 0 && tasks.every((t) => t.state === "RUNNING");
+  }, 10_000);
+  const restarts = () => {
+    const counts = sim.cluster.state().counters.restarts;
+    return sim.workers.map((w) => counts[w.name] ?? 0);
+  };
+  return { sim, config, restarts, restartCount: () => restarts().reduce((a, b) => a + b, 0) };
+}
+
+export interface RunHandle {
+  readonly done: Promise<number>;
+  out(): string;
+  err(): string;
+  /** Lines of stdout parsed as JSON (`--json`). */
+  events(): { kind: string; [key: string]: unknown }[];
+  /** Ctrl-C. */
+  interrupt(): void;
+}
+
+/** `connect-roll run` in this process, with its own environment and an interruptible signal. */
+export function startRun(
+  config: string,
+  target: string,
+  env: Record<string, string>,
+  extraArgs: readonly string[] = ["--yes", "--json"],
+): RunHandle {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  stderr.on("data", (c: Buffer) => {
+    err += c.toString();
+  });
+  const controller = new AbortController();
+  const io: CliIo = {
+    stdout,
+    stderr,
+    stdin: new PassThrough(),
+    env: { LOG_LEVEL: "silent", ...env },
+    signal: controller.signal,
+  };
+  const done = runCli(program, ["run", "--config", config, "sim", target, ...extraArgs], io);
+  return {
+    done,
+    out: () => out,
+    err: () => err,
+    events: () =>
+      out
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l) as { kind: string }),
+    interrupt: () => controller.abort(),
+  };
+}
+
+/** Polls until `condition` holds (no fixed sleeps). */
+export async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The last summary line of a run's JSON output. */
+export function summaryOf(run: RunHandle): Record<string, unknown> | undefined {
+  return run
+    .events()
+    .filter((e) => e.kind === "summary")
+    .at(-1);
+}
