@@ -68,6 +68,10 @@ export interface BotService {
     caller: Caller,
   ): Promise<PrepareResult>;
   startRollout(rollout: PreparedRollout, jobId: string, thread: SlackThread | null): Promise<StartResult>;
+  /** The thread of a job started before its parent was posted (Slack slow): recorded for any replica. */
+  recordThread(jobId: string, thread: SlackThread): Promise<void>;
+  /** Stops a job whose thread Slack refused for good (nobody could follow it): aborts before the next restart. */
+  abortUnannounced(jobId: string): Promise<void>;
   plan(cluster: string, argument: RolloutArgument, caller: Caller): Promise<SlackMessage>;
   status(cluster: string | undefined, caller: Caller): Promise<SlackMessage>;
   history(cluster: string, caller: Caller): Promise<SlackMessage>;
@@ -217,6 +221,12 @@ export function createBotService(options: BotServiceOptions): BotService {
 
     startRollout(rollout, jobId, thread) {
       return service.start({ ...rollout, jobId, thread });
+    },
+
+    recordThread: (jobId, thread) => store.recordSlackMessages(jobId, { thread }),
+
+    async abortUnannounced(jobId) {
+      await store.requestControl(jobId, { action: "abort", by: "connect-roll", at: options.now() });
     },
 
     async plan(cluster, argument, caller) {

@@ -27,6 +27,18 @@ export interface ThreadReporterOptions {
   /** This replica's id, shown when it takes a job over. */
   readonly replicaId: string;
   readonly logger: Logger;
+  /**
+   * Step replies and prompts already posted for this job (notifier key → ts, from the job record): a replica that
+   * takes the job over edits these messages instead of posting new ones.
+   */
+  readonly messages?: Readonly<Record<string, string>>;
+  /** Records the ts of a step reply or prompt once posted (the job record's `messages`); must not throw. */
+  readonly remember?: (key: string, ts: string) => void;
+}
+
+/** The messages a reporter records and adopts (notes are numbered per replica, so they are never adopted). */
+function isDurableKey(jobId: string, key: string): boolean {
+  return key.startsWith(`${jobId}:step:`) || key.startsWith(`${jobId}:approval:`);
 }
 
 /** The placeholder parent posted before the rollout starts (the engine has no state yet). */
@@ -56,13 +68,29 @@ export function createThreadReporter(
   const approvals = new Map<string, PendingApproval>();
   let notes = 0;
   if (options.parentTs !== null) notifier.adopt(channel, parentKey, options.parentTs);
+  const known = new Set<string>();
+  for (const [key, ts] of Object.entries(options.messages ?? {})) {
+    if (!isDurableKey(jobId, key)) continue;
+    notifier.adopt(channel, key, ts);
+    known.add(key);
+  }
 
-  const reply = (key: string, message: SlackMessage, broadcast = false) =>
-    notifier.post(channel, message, {
+  const reply = (key: string, message: SlackMessage, broadcast = false) => {
+    const handle = notifier.post(channel, message, {
       key,
       threadKey: parentKey,
       ...(broadcast ? { replyBroadcast: true } : {}),
     });
+    if (options.remember !== undefined && isDurableKey(jobId, key) && !known.has(key)) {
+      known.add(key);
+      const remember = options.remember;
+      handle.ts.then(
+        (ts) => remember(key, ts),
+        () => undefined,
+      );
+    }
+    return handle;
+  };
   const note = (text: string) => {
     notes += 1;
     reply(threadKeys.note(jobId, notes), { text });

@@ -116,6 +116,11 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
                 now: runnerClock.now,
                 replicaId: o.replicaId,
                 logger: o.logger,
+                messages: job.messages ?? {},
+                remember: (key, ts) =>
+                  void o.store
+                    .recordSlackMessages(job.id, { messages: { [key]: ts } })
+                    .catch((err: unknown) => log.warn({ err, jobId: job.id }, "message ts not recorded")),
               }),
             }),
       };

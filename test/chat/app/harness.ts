@@ -60,6 +60,12 @@ export interface HarnessOptions {
   readonly ackTimeoutMs?: number;
   /** How long a command may take before the bot acks "working on it" instead; default the product's 2000. */
   readonly replyWithinMs?: number;
+  /** Per replica: how far its wall clock is off (ms; negative: behind). Default 0 for every replica. */
+  readonly clockSkewMs?: readonly number[];
+  /** Simulated ms per real ms; default 20. Lower widens the windows a test waits for (a step in flight). */
+  readonly simSpeed?: number;
+  /** How long a start waits for the thread parent's ts before the job starts without it; default 3000. */
+  readonly parentWaitMs?: number;
 }
 
 export interface Replica {
@@ -127,7 +133,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const responseUrl = `http://127.0.0.1:${(responseServer.address() as AddressInfo).port}/response`;
   const sim = await startSim({
     virtualTime: false,
-    speed: 20,
+    speed: options.simSpeed ?? 20,
     workers: options.workers ?? 3,
     connectors: 3,
     tasksPerConnector: 2,
@@ -208,13 +214,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       logger: logger.child({ replica: i }),
       replicaId: `replica-${i}`,
       lockTtlMs: options.lockTtlMs ?? 5000,
-      wallClock: systemClock,
+      wallClock: skewed(options.clockSkewMs?.[i] ?? 0),
       runnerClock: simRunnerClock(sim),
       env: {},
       notifier: { postIntervalMs: 20, minUpdateIntervalMs: 50, baseBackoffMs: 50 },
       approvalPollMs: 100,
       orphanSweepMs: options.orphanSweepMs ?? 60_000,
-      parentWaitMs: 3000,
+      parentWaitMs: options.parentWaitMs ?? 3000,
       ...(options.replyWithinMs === undefined ? {} : { replyWithinMs: options.replyWithinMs }),
     });
     const { port } = await runtime.start(0);
@@ -322,6 +328,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       });
     },
   };
+}
+
+function skewed(ms: number): typeof systemClock {
+  return ms === 0 ? systemClock : { now: () => Date.now() + ms, sleep: systemClock.sleep };
 }
 
 async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {

@@ -207,6 +207,9 @@ export function createConnectRollCommand(deps: ConnectRollCommandDeps): (args: A
         return;
       }
       log.info({ jobId }, "rollout started");
+      // Slack was slow: the job runs and its replies wait for the parent in the notifier's queue. Once the parent is
+      // posted its thread goes into the job record, so a replica that takes the job over reports in the same thread.
+      if (posted.kind === "slow") void recordThreadLater(jobId, channel, handle.ts, log, tell);
     } catch (err) {
       log.error({ err, jobId }, "rollout could not start");
       deps.notifier.update(
@@ -221,6 +224,33 @@ export function createConnectRollCommand(deps: ConnectRollCommandDeps): (args: A
         ]),
       );
     }
+  }
+
+  async function recordThreadLater(
+    jobId: string,
+    channel: string,
+    ts: Promise<string>,
+    log: Logger,
+    tell: (m: SlackMessage) => Promise<void>,
+  ): Promise<void> {
+    let parentTs: string;
+    try {
+      parentTs = await ts;
+    } catch (err) {
+      log.error({ err, jobId }, "thread parent refused after the rollout started; aborting it");
+      await deps.bot
+        .abortUnannounced(jobId)
+        .catch((e: unknown) => log.error({ err: e, jobId }, "abort of an unannounced rollout failed"));
+      await tell(
+        notice("Slack refused the rollout's thread, so I stopped the rollout", [
+          "No further worker will be restarted. Check that I am in this channel and run the command again.",
+        ]),
+      );
+      return;
+    }
+    await deps.bot
+      .recordThread(jobId, { channel, ts: parentTs })
+      .catch((err: unknown) => log.error({ err, jobId }, "thread could not be recorded in the job"));
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { rolloutStateOf } from "../../../../src/jobs/rollout-record.js";
-import { type Harness, startHarness, textOf } from "../harness.js";
+import { CHANNEL, type Harness, startHarness, textOf } from "../harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -95,6 +95,25 @@ describe("a replica dies in the middle of a rollout", () => {
       .calls("chat.update")
       .filter((c) => c.params.ts === parent.ts && c.at >= (notePost?.at ?? Number.POSITIVE_INFINITY));
     expect(updatedAfterTakeover.length).toBeGreaterThan(0);
+
+    // One reply per step: the step A was in the middle of is A's message, edited by B (no stale copy left behind).
+    for (const n of [1, 2, 3])
+      expect(
+        replies.filter((r) => r.text.startsWith(`Step ${n}/3 `)),
+        `step ${n} replies`,
+      ).toHaveLength(1);
+    const step2 = replies.find((r) => r.text.startsWith("Step 2/3 "));
+    const step2Post = posts.find((c) => c.ok && String(c.params.text).startsWith("Step 2/3 "));
+    expect(step2Post?.at ?? Number.POSITIVE_INFINITY).toBeLessThan(notePost?.at ?? 0);
+    expect(
+      harness.fake
+        .calls("chat.update")
+        .some((c) => c.params.ts === step2?.ts && c.at >= (notePost?.at ?? Number.POSITIVE_INFINITY)),
+    ).toBe(true);
+    // The final report is also shown in the channel (reply_broadcast).
+    const reportPost = posts.find((c) => String(c.params.text).includes("succeeded after"));
+    expect(String(reportPost?.params.reply_broadcast)).toBe("true");
+    expect(harness.fake.store.channelTimeline(CHANNEL).map((m) => m.ts)).toEqual([parent.ts, report.ts]);
 
     // Each worker restarted exactly once, all on the target; the job finished under B with a higher fence.
     const { restarts } = harness.sim.cluster.state().counters;
