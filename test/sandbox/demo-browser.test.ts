@@ -5,12 +5,13 @@ import pino from "pino";
 import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningDemo, startDemo } from "../../src/sandbox/demo.js";
+import { chromiumPath } from "../support/check-prerequisites.js";
 
 /**
  * The issue #7 acceptance test: the demo page in a real browser (Debian's Chromium, driven by playwright-core),
  * against the real bot, the Web API fake and the simulated cluster. Never downloads a browser.
  */
-const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = chromiumPath();
 const ARGS = [
   "--headless",
   "--no-sandbox",
