@@ -72,3 +72,37 @@ export async function connectRedis(
     aborted.catch(() => undefined);
   }
 }
+
+/**
+ * `serve`'s start: connects like `connectRedis`, but keeps trying (backoff up to 5 s, every failure logged with its
+ * cause) until Redis answers or `signal` aborts, so the first orphan sweep never runs against a store that is not
+ * ready. Returns the connected client; throws only when aborted.
+ */
+export async function waitForRedis(
+  config: RedisConnectionConfig,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<Redis | Cluster> {
+  for (let attempt = 0; ; attempt++) {
+    const redis = createRedisClient(config, logger);
+    try {
+      await connectRedis(redis, config.url, signal);
+      if (attempt > 0) logger.info({ attempts: attempt + 1 }, "redis answers");
+      return redis;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      logger.warn({ err: { message: (err as Error).message } }, "waiting for redis");
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(5_000, 250 * 2 ** Math.min(attempt, 5)));
+        signal.addEventListener(
+          "abort",
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
+      });
+    }
+  }
+}

@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { SlackTransport } from "../../chat/app.js";
 import { createWebClientSlackWebApi } from "../../chat/web-client-slack-web-api.js";
 import { readEnv } from "../../config/env.js";
@@ -8,9 +8,11 @@ import { isAppError } from "../../core/errors.js";
 import type { JobStore } from "../../jobs/job-store.js";
 import { createMemoryJobStore } from "../../jobs/memory-job-store.js";
 import { createRedisJobStore } from "../../jobs/redis-job-store.js";
+import { applyRedisChecks } from "../../jobs/redis-settings-check.js";
 import { systemClock } from "../../jobs/system-clock.js";
 import { type CliCommand, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
+import { waitForRedis } from "../create-redis.js";
 import { createServeRuntime } from "../serve-runtime.js";
 
 export const serveCommand: CliCommand = {
@@ -66,7 +68,7 @@ Options:
         return ExitCode.Failed;
       }
       const redisUrl = config.redis?.url;
-      let redis: Redis | undefined;
+      let redis: Redis | Cluster | undefined;
       let store: JobStore;
       if (redisUrl === undefined) {
         logger.warn(
@@ -74,13 +76,27 @@ Options:
         );
         store = createMemoryJobStore();
       } else {
-        redis = new Redis(redisUrl, {
-          commandTimeout: 2000,
-          maxRetriesPerRequest: 2,
-          enableOfflineQueue: false,
-        });
-        redis.on("error", (err: unknown) => logger.warn({ err }, "redis connection error"));
-        // The same key prefix as `run`: one cluster, one lock, whichever of the two starts a rollout.
+        // Wait for Redis before anything reads the store (the first orphan sweep runs at start).
+        const connected = await waitForRedis(
+          { url: redisUrl, tls: config.redis?.tls },
+          logger,
+          io.signal,
+        ).catch(() => null);
+        if (connected === null) {
+          io.stderr.write("connect-roll serve: interrupted while waiting for Redis\n");
+          return ExitCode.Failed;
+        }
+        redis = connected;
+        const refusal = await applyRedisChecks(
+          connected,
+          env.CONNECT_ROLL_REDIS_CHECKS ?? config.redis?.checks ?? "warn",
+          (f) => logger.warn({ code: f.code, node: f.node }, f.message),
+        );
+        if (refusal !== null) {
+          connected.disconnect();
+          io.stderr.write(`connect-roll serve: ${refusal}\n`);
+          return ExitCode.Failed;
+        }
         store = createRedisJobStore({ redis, prefix: env.CONNECT_ROLL_REDIS_PREFIX });
       }
       const slackApiUrl = env.SLACK_API_URL === undefined ? undefined : apiBase(env.SLACK_API_URL);
