@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 import { createRequire } from "node:module";
+import { abortCommand } from "./cli/commands/abort.js";
 import { configCheckCommand } from "./cli/commands/config-check.js";
 import { demoCommand } from "./cli/commands/demo.js";
 import { planCommand } from "./cli/commands/plan.js";
 import { runCommand } from "./cli/commands/run.js";
 import { serveCommand } from "./cli/commands/serve.js";
 import { simCommand } from "./cli/commands/sim.js";
+import { statusCommand } from "./cli/commands/status.js";
+import { unlockCommand } from "./cli/commands/unlock.js";
 import { runCli } from "./cli/main.js";
 import { exitWhenIdle, installSignalHandlers } from "./cli/process-signals.js";
 
@@ -28,7 +31,17 @@ const signal = installSignalHandlers(process);
 const code = await runCli(
   {
     version: packageVersion(),
-    commands: [serveCommand, runCommand, planCommand, simCommand, configCheckCommand, demoCommand],
+    commands: [
+      serveCommand,
+      runCommand,
+      planCommand,
+      simCommand,
+      statusCommand,
+      abortCommand,
+      unlockCommand,
+      configCheckCommand,
+      demoCommand,
+    ],
   },
   process.argv.slice(2),
   {

@@ -47,6 +47,15 @@ export async function runCli(program: CliProgram, argv: readonly string[], io: C
     return ExitCode.Ok;
   }
   const found = findCommand(program, argv);
+  const group = program.commands.filter((c) => c.name.startsWith(`${first} `));
+  if (!found && group.length > 0 && (argv.length === 1 || argv[1] === "-h" || argv[1] === "--help")) {
+    // "config --help": the group's subcommands.
+    const width = Math.max(...group.map((c) => c.name.length));
+    io.stdout.write(
+      `Usage: connect-roll ${first} <subcommand> [options]\n\nSubcommands:\n${group.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n")}\n\nRun 'connect-roll ${group[0]?.name} --help' for its options.\n`,
+    );
+    return argv.length === 1 ? ExitCode.Usage : ExitCode.Ok;
+  }
   if (!found) {
     const known = program.commands.map((c) => c.name).join(", ");
     io.stderr.write(
