@@ -35,6 +35,7 @@ export function rolloutSettingsFor(
       exactlyOnceSourceSupport: cluster.connect.exactlyOnceSourceSupport ?? null,
       pace: overrides.pace ?? cluster.pace.mode,
       windowMaxHeldShare: cluster.pace.windowMaxHeldShare,
+      windowMarginFloorMs: cluster.pace.windowMarginFloorMs,
       sessionTimeoutMs: cluster.connect.sessionTimeoutMs,
     },
     gatePolicy: {

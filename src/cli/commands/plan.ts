@@ -6,6 +6,7 @@ import { type CliCommand, ExitCode } from "../command.js";
 import { rolloutSettingsFor } from "../compose-cluster.js";
 import { createRootLogger } from "../create-logger.js";
 import { oneLine } from "../one-line.js";
+import { planNotes } from "../plan-notes.js";
 import { preflightCluster } from "../preflight.js";
 
 export const planCommand: CliCommand = {
@@ -61,7 +62,11 @@ Options:
     try {
       const snapshot = await reader.read(io.signal);
       const settings = rolloutSettingsFor(ctx.cluster, pace === undefined ? {} : { pace });
-      const plan = planRollout(snapshot, ctx.target, settings.planPolicy);
+      const planned = planRollout(snapshot, ctx.target, settings.planPolicy);
+      const plan = {
+        ...planned,
+        findings: [...planned.findings, ...planNotes(planned, settings.planPolicy, settings.delayMs)],
+      };
       io.stdout.write(
         values.json === true ? `${JSON.stringify(toPlanJson(plan))}\n` : `${renderPlanText(plan)}\n`,
       );
