@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { hasHealthEndpoint } from "../core/protocol.js";
 import { atLeast, parseKafkaVersion } from "../core/version.js";
 import type { ConnectView, WorkerRestView } from "./connect-view.js";
 import { pathSegments, requestUrl, sendConnectError, sendEmpty, sendJson, sendText } from "./http-helpers.js";
@@ -140,7 +139,8 @@ function route(
         kafka_cluster_id: options.kafkaClusterId,
       });
     }
-    if (head === "health" && rest.length === 0 && method === "GET" && hasHealthEndpoint(w.version)) {
+    // `GET /health` exists from 3.9 (KIP-1017); older workers answer 404.
+    if (head === "health" && rest.length === 0 && method === "GET" && versionAtLeast(w.version, 3, 9)) {
       return w.ready
         ? sendJson(res, 200, {
             status: "healthy",

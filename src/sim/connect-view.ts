@@ -1,5 +1,5 @@
-import type { ConnectProtocol } from "../core/protocol.js";
 import { requestRebalance } from "./group-coordinator.js";
+import type { SimProtocol } from "./protocol-model.js";
 import {
   connectorOfTask,
   connectorTaskKeys,
@@ -56,7 +56,7 @@ export interface WorkerRestView {
   readonly running: boolean;
   /** The worker has completed a rebalance since it started (its herder is ready). */
   readonly ready: boolean;
-  readonly protocol: ConnectProtocol | null;
+  readonly protocol: SimProtocol | null;
   readonly leaderUrl: string | null;
   readonly epoch: number;
   readonly rebalancing: boolean;

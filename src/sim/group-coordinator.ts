@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from "../core/errors.js";
-import { type ConnectProtocol, negotiateProtocol, protocolSupport } from "../core/protocol.js";
 import type { AssignmentRoundResult, MemberAssignment } from "./assignor/types.js";
+import { groupProtocolOf, type SimProtocol } from "./protocol-model.js";
 import { configuredTasks, type Member, type SimContext, type WorkerModel } from "./sim-context.js";
 import { startConnectors, startTasks, stopAllWork, stopConnectors, stopTasks } from "./worker-runtime.js";
 
@@ -141,11 +141,7 @@ function applyAssignment(ctx: SimContext, member: Member, a: MemberAssignment, e
   return !eager && (a.revoked.tasks.length > 0 || a.revoked.connectors.length > 0);
 }
 
-function runAssignor(
-  ctx: SimContext,
-  live: readonly Member[],
-  protocol: ConnectProtocol,
-): AssignmentRoundResult {
+function runAssignor(ctx: SimContext, live: readonly Member[], protocol: SimProtocol): AssignmentRoundResult {
   const group = ctx.group;
   let assignors = group.assignors;
   const leader = group.leader;
@@ -192,10 +188,8 @@ export function completeRebalance(ctx: SimContext): void {
   }
   group.generation += 1;
   const now = ctx.scheduler.now();
-  const protocol =
-    negotiateProtocol(
-      live.map((m) => protocolSupport(m.worker.version, m.worker.connectProtocol).advertised),
-    ) ?? "eager";
+  // The broker's choice from the members' JoinGroup protocols (protocol-model.ts).
+  const protocol = groupProtocolOf(live.map((m) => m.worker)) ?? "eager";
   group.protocol = protocol;
   if (!group.leader || !live.includes(group.leader)) {
     group.leader = chooseLeader(ctx, live) ?? null;

@@ -1,10 +1,10 @@
 import type { Clock } from "../core/clock.js";
-import { parseKafkaVersion } from "../core/version.js";
 import { createAssignor } from "./assignor/create-assignor.js";
 import { type ConnectView, createConnectView } from "./connect-view.js";
 import { crashMember, joinGroup, leaveGroup, requestRebalance } from "./group-coordinator.js";
 import { createLedger, type LedgerReport } from "./ledger.js";
 import { createPrng } from "./prng.js";
+import { workerProtocols } from "./protocol-model.js";
 import { createScheduler, type Scheduler } from "./scheduler.js";
 import {
   type ConnectorModel,
@@ -189,10 +189,14 @@ export function createSimCluster(init: SimClusterOptions): SimCluster {
     }
   };
 
-  const checkVersion = (version: string | undefined): ControlResult | null =>
-    version !== undefined && !parseKafkaVersion(version)
-      ? { kind: "invalid", message: `not a Kafka version: ${version}` }
+  /** A version the worker could not start on (Kafka would reject its connect.protocol, or it is not modelled). */
+  const checkVersion = (w: WorkerModel, version: string | undefined): ControlResult | null => {
+    if (version === undefined) return null;
+    const protocols = workerProtocols(version, w.connectProtocol);
+    return protocols.kind === "refused"
+      ? { kind: "invalid", message: `${w.name}: ${protocols.message}` }
       : null;
+  };
 
   for (const w of workers) becomeRunning(w);
 
@@ -215,7 +219,7 @@ export function createSimCluster(init: SimClusterOptions): SimCluster {
     startWorker(name, version) {
       const w = byName(name);
       if (!w) return notFound(name);
-      const bad = checkVersion(version);
+      const bad = checkVersion(w, version);
       if (bad) return bad;
       if (w.state !== "stopped") return { kind: "conflict", message: `${name} is ${w.state}` };
       scheduler.cancel(w.pendingStart);
@@ -225,7 +229,7 @@ export function createSimCluster(init: SimClusterOptions): SimCluster {
     restartWorker(name, restart = {}) {
       const w = byName(name);
       if (!w) return notFound(name);
-      const bad = checkVersion(restart.version);
+      const bad = checkVersion(w, restart.version);
       if (bad) return bad;
       if (w.state !== "stopped") halt(w, "graceful");
       scheduler.cancel(w.pendingStart);

@@ -1,8 +1,8 @@
-import type { ConnectProtocol, ConnectProtocolSetting } from "../core/protocol.js";
 import { taskKey } from "../core/snapshot.js";
 import type { Assignor } from "./assignor/types.js";
 import type { Ledger } from "./ledger.js";
 import type { Prng } from "./prng.js";
+import type { SimProtocol, SimProtocolSetting } from "./protocol-model.js";
 import type { EventHandle, Scheduler } from "./scheduler.js";
 import type { AssignorFactory, SimClusterOptions, WorkerFaults, WorkerState } from "./sim-types.js";
 import type { StatusStore } from "./status-store.js";
@@ -28,7 +28,7 @@ export interface Member {
   alive: boolean;
   readonly connectors: Map<string, RunItem>;
   readonly tasks: Map<string, RunItem>;
-  lastProtocol: ConnectProtocol | null;
+  lastProtocol: SimProtocol | null;
   lastGeneration: number | null;
   completedRebalances: number;
   lastRebalanceAt: number | null;
@@ -41,7 +41,7 @@ export interface WorkerModel {
   readonly workerId: string;
   readonly url: string;
   version: string;
-  connectProtocol: ConnectProtocolSetting;
+  connectProtocol: SimProtocolSetting;
   delayMs: number;
   restartMs: number;
   state: WorkerState;
@@ -64,7 +64,7 @@ export interface RebalanceInProgress {
 export interface GroupState {
   readonly members: Member[];
   generation: number;
-  protocol: ConnectProtocol | null;
+  protocol: SimProtocol | null;
   leader: Member | null;
   assignors: { readonly incremental: Assignor; readonly eager: Assignor } | null;
   rebalance: RebalanceInProgress | null;

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { AppError, ErrorCode } from "../core/errors.js";
 import { parseKafkaVersion } from "../core/version.js";
+import { workerProtocols } from "./protocol-model.js";
 import type { SimClusterOptions } from "./sim-types.js";
 
 /** Defaults and validation of the simulator's options, and parsing of the `connect-roll sim` flags (DESIGN §4). */
@@ -53,12 +54,28 @@ export function resolveSimOptions(input: SimOptionsInput = {}): SimClusterOption
     throw new AppError(ErrorCode.SimInvalid, z.prettifyError(parsed.error), { details: { input } });
   }
   const { connectorSpecs, workerOverrides, startAt, ...rest } = parsed.data;
+  const refused = refusedWorkers(parsed.data);
+  if (refused.length > 0)
+    throw new AppError(ErrorCode.SimInvalid, refused.join("\n"), { details: { input } });
   return {
     ...rest,
     ...(connectorSpecs ? { connectorSpecs } : {}),
     ...(workerOverrides ? { workerOverrides } : {}),
     ...(startAt === undefined ? {} : { startAt }),
   };
+}
+
+/** Workers that Kafka would not start with their version and connect.protocol (protocol-model.ts). */
+function refusedWorkers(o: z.output<typeof simOptionsSchema>): string[] {
+  const out: string[] = [];
+  for (let i = 1; i <= o.workers; i++) {
+    const name = `worker-${i}`;
+    const override = o.workerOverrides?.[name];
+    const setting = override?.connectProtocol === undefined ? o.connectProtocol : override.connectProtocol;
+    const p = workerProtocols(override?.version ?? o.version, setting);
+    if (p.kind === "refused") out.push(`${name}: ${p.message}`);
+  }
+  return out;
 }
 
 export interface SimFlags {

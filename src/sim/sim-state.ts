@@ -1,4 +1,4 @@
-import { negotiateProtocol, protocolSupport } from "../core/protocol.js";
+import { groupProtocolOf, workerProtocols } from "./protocol-model.js";
 import { configuredTasks, type SimContext } from "./sim-context.js";
 import type { SimState, TaskStateView, WorkerStateView } from "./sim-types.js";
 import { sortNames, sortTaskKeys } from "./task-order.js";
@@ -9,12 +9,13 @@ export function buildSimState(ctx: SimContext): SimState {
   const now = ctx.scheduler.now();
   const workers: WorkerStateView[] = ctx.workers.map((w) => {
     const member = w.member;
+    const protocols = workerProtocols(w.version, w.connectProtocol);
     return {
       name: w.name,
       workerId: w.workerId,
       url: w.url,
       version: w.version,
-      connectProtocol: protocolSupport(w.version, w.connectProtocol).advertised[0] ?? "eager",
+      connectProtocol: protocols.kind === "joins" ? protocols.mode : "eager",
       state: w.state,
       connectors: member ? sortNames(member.connectors.keys()) : [],
       tasks: member ? sortTaskKeys(member.tasks.keys()) : [],
@@ -30,13 +31,7 @@ export function buildSimState(ctx: SimContext): SimState {
   const restarts: Record<string, number> = {};
   for (const w of ctx.workers) restarts[w.name] = Math.max(0, w.starts - 1);
   const protocol =
-    group.protocol ??
-    negotiateProtocol(
-      ctx.workers
-        .filter((w) => w.state === "running")
-        .map((w) => protocolSupport(w.version, w.connectProtocol).advertised),
-    ) ??
-    "eager";
+    group.protocol ?? groupProtocolOf(ctx.workers.filter((w) => w.state === "running")) ?? "eager";
   return {
     now,
     generation: group.generation,

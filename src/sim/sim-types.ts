@@ -1,12 +1,12 @@
-import type { ConnectProtocol, ConnectProtocolSetting } from "../core/protocol.js";
 import type { Assignor } from "./assignor/types.js";
+import type { SimProtocol, SimProtocolSetting } from "./protocol-model.js";
 
 /**
  * Builds an assignor for a leader; a new leader gets fresh instances (CONNECT-FACTS §2.1).
  * Same shape as `createAssignor` of ./assignor/create-assignor.ts (the default).
  */
 export type AssignorFactory = (options: {
-  readonly protocol: ConnectProtocol;
+  readonly protocol: SimProtocol;
   readonly leaderVersion: string;
   readonly maxDelayMs: number;
 }) => Assignor;
@@ -14,7 +14,7 @@ export type AssignorFactory = (options: {
 export interface WorkerOverride {
   readonly version?: string | undefined;
   /** `connect.protocol`; null = the version's default. */
-  readonly connectProtocol?: ConnectProtocolSetting | undefined;
+  readonly connectProtocol?: SimProtocolSetting | undefined;
   /** This worker's `scheduled.rebalance.max.delay.ms`. */
   readonly delayMs?: number | undefined;
   /** Base restart (process start) time of this worker. */
@@ -35,7 +35,7 @@ export interface SimClusterOptions {
   readonly tasksPerConnector: number;
   readonly connectorSpecs?: readonly ConnectorSpec[];
   readonly version: string;
-  readonly connectProtocol: ConnectProtocolSetting;
+  readonly connectProtocol: SimProtocolSetting;
   /** `scheduled.rebalance.max.delay.ms` of every worker (overridable per worker). */
   readonly delayMs: number;
   readonly restartMs: number;
@@ -66,7 +66,7 @@ export interface WorkerStateView {
   readonly workerId: string;
   readonly url: string;
   readonly version: string;
-  readonly connectProtocol: ConnectProtocol;
+  readonly connectProtocol: SimProtocol;
   readonly state: WorkerState;
   readonly connectors: string[];
   readonly tasks: string[];
@@ -82,7 +82,7 @@ export interface TaskStateView {
 export interface SimState {
   readonly now: number;
   readonly generation: number;
-  readonly protocol: ConnectProtocol;
+  readonly protocol: SimProtocol;
   readonly leader: string | null;
   readonly workers: WorkerStateView[];
   readonly heldTasks: string[];

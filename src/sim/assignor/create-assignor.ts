@@ -2,12 +2,8 @@
  * Picks the assignor a Connect group leader of a given Kafka version would run for the negotiated protocol, with
  * the version-dependent behaviour switches of CONNECT-FACTS §1.4–§1.6 and §8.
  */
-import {
-  type ConnectProtocol,
-  hasRevocationBackoff,
-  reassignsImmediatelyWithZeroDelay,
-} from "../../core/protocol.js";
 import { atLeast, parseKafkaVersion } from "../../core/version.js";
+import type { SimProtocol } from "../protocol-model.js";
 import { createEagerAssignor } from "./eager-assignor.js";
 import { createIncrementalAssignor } from "./incremental-assignor.js";
 import type { Assignor, AssignorBehaviour } from "./types.js";
@@ -22,16 +18,32 @@ export function roundRobinsLostWork(version: string): boolean {
   return false;
 }
 
+/** KAFKA-12495 (3.4+): exact load-balancing revocations and backoff for consecutive revoking rounds. */
+export function backsOffRevocations(version: string): boolean {
+  const v = parseKafkaVersion(version);
+  return v !== null && atLeast(v, 3, 4);
+}
+
+/** KAFKA-15693 (3.5.2, 3.6.1, 3.7.0+): with max delay 0 lost work is reassigned at once; before, it stayed unassigned. */
+export function reassignsLostWorkAtZeroDelay(version: string): boolean {
+  const v = parseKafkaVersion(version);
+  if (!v) return false;
+  if (atLeast(v, 3, 7)) return true;
+  if (v.major === 3 && v.minor === 6) return v.patch >= 1;
+  if (v.major === 3 && v.minor === 5) return v.patch >= 2;
+  return false;
+}
+
 export interface VersionBehaviour {
   readonly behaviour: AssignorBehaviour;
   /**
    * False when the version is not an Apache Kafka version we vouch for (unparseable, or a major above 4 such as
-   * Confluent Platform's "7.6.0-ce", as in `protocolSupport`): the oldest behaviour was assumed.
+   * Confluent Platform's "7.6.0-ce"): the oldest behaviour was assumed.
    */
   readonly known: boolean;
 }
 
-/** Highest Kafka major version whose assignor behaviour we vouch for (same bound as `protocolSupport`). */
+/** Highest Kafka major version whose assignor behaviour we vouch for (the same bound as protocol-model.ts). */
 const MAX_KNOWN_MAJOR = 4;
 
 /** The incremental assignor's switches for a leader of `leaderVersion`; unknown versions get the oldest behaviour. */
@@ -41,8 +53,8 @@ export function behaviourForVersion(leaderVersion: string, maxDelayMs: number): 
   return {
     behaviour: {
       maxDelayMs,
-      revocationBackoff: known && hasRevocationBackoff(leaderVersion),
-      zeroDelayReassignsImmediately: known && reassignsImmediatelyWithZeroDelay(leaderVersion),
+      revocationBackoff: known && backsOffRevocations(leaderVersion),
+      zeroDelayReassignsImmediately: known && reassignsLostWorkAtZeroDelay(leaderVersion),
       roundRobinLostWork: known && roundRobinsLostWork(leaderVersion),
     },
     known,
@@ -50,8 +62,8 @@ export function behaviourForVersion(leaderVersion: string, maxDelayMs: number): 
 }
 
 export interface CreateAssignorOptions {
-  /** The protocol the group negotiated this generation (see `negotiateProtocol`). */
-  readonly protocol: ConnectProtocol;
+  /** The protocol the group negotiated this generation (see `selectGroupProtocol`). */
+  readonly protocol: SimProtocol;
   /** The leader's Kafka version, as `GET /` reports it. */
   readonly leaderVersion: string;
   /** The leader's `scheduled.rebalance.max.delay.ms`. */
