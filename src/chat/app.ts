@@ -11,6 +11,7 @@ import {
 } from "@slack/bolt";
 import type { Logger } from "pino";
 import type { BotService } from "./bot-service.js";
+import { createHomeTab, type HomeTab } from "./home-tab.js";
 import { registerApprovalActions } from "./listeners/actions/register-actions.js";
 import { createConnectRollCommand } from "./listeners/commands/connect-roll.js";
 import type { Notifier } from "./notifier.js";
@@ -55,10 +56,16 @@ export interface SlackAppDeps {
   readonly parentWaitMs?: number;
   readonly newJobId?: () => string;
   readonly onJobChannel?: (jobId: string, channel: string) => void;
+  /** Home tab: how often the overview is re-read for viewers (rollouts of other replicas); default 30 000. */
+  readonly homePollMs?: number;
+  /** Home tab: how long changes are gathered before republishing; default 1000. */
+  readonly homeDebounceMs?: number;
 }
 
 export interface SlackApp {
   readonly app: App;
+  /** The App Home tab: call `refresh()` when a rollout moves. */
+  readonly homeTab: HomeTab;
   /** Starts listening (HTTP: on `port`, 0 = any free port); resolves with the port actually used. */
   start(port: number): Promise<{ port: number }>;
   /** Stops taking commands, then stops the receiver. Idempotent. */
@@ -128,14 +135,30 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     }),
   );
   registerApprovalActions(app, { bot: deps.bot, api: deps.api, logger: deps.logger });
+  const homeTab = createHomeTab({
+    api: deps.api,
+    overview: () => deps.bot.overview(),
+    now: Date.now,
+    logger: deps.logger,
+    ...(deps.homePollMs === undefined ? {} : { pollMs: deps.homePollMs }),
+    ...(deps.homeDebounceMs === undefined ? {} : { debounceMs: deps.homeDebounceMs }),
+  });
+  app.event("app_home_opened", async ({ event }) => {
+    if (event.tab !== "home") return;
+    await homeTab
+      .opened(event.user)
+      .catch((err: unknown) => log.warn({ err, slackUserId: event.user }, "home tab could not be read"));
+  });
   app.error(async (err) => {
     log.error({ err }, "unhandled error in a Slack listener");
   });
 
   return {
     app,
+    homeTab,
     async start(port) {
       if (deferInit) await app.init();
+      homeTab.start();
       if (healthServer !== undefined && deps.transport.kind === "socket") {
         const { healthPort, healthHost } = deps.transport;
         await new Promise<void>((resolve, reject) => {
@@ -152,6 +175,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     stop() {
       stopping ??= (async () => {
         accepting = false;
+        await homeTab.stop();
         await app.stop().catch((err: unknown) => log.warn({ err }, "receiver stop failed"));
         if (healthServer?.listening === true)
           await new Promise<void>((resolve) => {

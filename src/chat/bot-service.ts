@@ -11,10 +11,12 @@ import { rolloutStateOf } from "../jobs/rollout-record.js";
 import type { RolloutService, StartResult } from "../jobs/rollout-service.js";
 import type { AccessList, Authorizer } from "./authorize.js";
 import { isWithinChangeWindow } from "./change-window.js";
+import { readClusterOverviews } from "./cluster-overview.js";
 import { type RolloutArgument, type RolloutPace, suggestClusters } from "./command-grammar.js";
 import type { SlackMessage } from "./slack-web-api.js";
 import { escapeMrkdwn } from "./views/limits.js";
 import { renderHistory } from "./views/render-history.js";
+import { type ClusterOverview, renderOverviewMessage } from "./views/render-overview.js";
 import { renderPlanMessage } from "./views/render-plan-message.js";
 import { renderStatus, type StatusEntry, statusStateOf } from "./views/render-status.js";
 
@@ -73,7 +75,10 @@ export interface BotService {
   /** Stops a job whose thread Slack refused for good (nobody could follow it): aborts before the next restart. */
   abortUnannounced(jobId: string): Promise<void>;
   plan(cluster: string, argument: RolloutArgument, caller: Caller): Promise<SlackMessage>;
+  /** With a cluster: its rollout and lock. Without: every configured cluster (the Home tab's overview). */
   status(cluster: string | undefined, caller: Caller): Promise<SlackMessage>;
+  /** Every configured cluster: rollout in progress, lock, last rollout, next change window. */
+  overview(): Promise<ClusterOverview[]>;
   history(cluster: string, caller: Caller): Promise<SlackMessage>;
   control(action: ControlAction, cluster: string, caller: Caller): Promise<SlackMessage>;
   /** A button click on an approval prompt, from any replica. */
@@ -265,11 +270,12 @@ export function createBotService(options: BotServiceOptions): BotService {
         caller,
       );
       if (channel) return channel;
-      if (cluster !== undefined && config.clusters[cluster] === undefined) return unknownCluster(cluster);
-      const jobs = await store.listJobs({
-        unfinishedOnly: true,
-        ...(cluster === undefined ? {} : { cluster }),
-      });
+      if (cluster === undefined) {
+        const now = options.now();
+        return renderOverviewMessage(await readClusterOverviews({ config, store, now }), now);
+      }
+      if (config.clusters[cluster] === undefined) return unknownCluster(cluster);
+      const jobs = await store.listJobs({ unfinishedOnly: true, cluster });
       const entries: StatusEntry[] = [];
       for (const job of jobs) {
         const holder = await store.readLock(job.cluster);
@@ -292,6 +298,8 @@ export function createBotService(options: BotServiceOptions): BotService {
       }
       return renderStatus(entries);
     },
+
+    overview: () => readClusterOverviews({ config, store, now: options.now() }),
 
     async history(cluster, caller) {
       const channel = channelRefusal(accessOf(config.clusters[cluster]).channels, caller);

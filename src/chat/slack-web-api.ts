@@ -40,6 +40,8 @@ export interface SlackWebApi {
   postEphemeral(args: PostEphemeralArgs): Promise<void>;
   /** The user ids of a user group (`usergroups.users.list`). */
   usergroupsUsersList(groupId: string): Promise<string[]>;
+  /** Publishes a user's App Home tab (`views.publish`, a `home` view). */
+  publishHome(userId: string, view: { type: "home"; blocks: readonly SlackBlock[] }): Promise<void>;
 }
 
 /**

@@ -88,6 +88,10 @@ export function createWebClientSlackWebApi(options: WebClientSlackWebApiOptions)
         const result = await client.usergroups.users.list({ usergroup: groupId });
         return result.users ?? [];
       }),
+    publishHome: (userId, view) =>
+      call("views.publish", async () => {
+        await client.views.publish({ user_id: userId, view: { type: "home", blocks: [...view.blocks] } });
+      }),
   };
 }
 

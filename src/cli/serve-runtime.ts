@@ -11,6 +11,7 @@ import type { Config } from "../config/schema.js";
 import type { Clock } from "../core/clock.js";
 import { AppError, ErrorCode } from "../core/errors.js";
 import { planRollout } from "../core/plan/plan-rollout.js";
+import type { RolloutEvent, RolloutState } from "../core/rollout/rollout-types.js";
 import type { JobRecord } from "../jobs/job-record.js";
 import type { JobStore } from "../jobs/job-store.js";
 import { createRolloutService, type RolloutService } from "../jobs/rollout-service.js";
@@ -106,31 +107,42 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
         approvals,
         workers: restartTargetsFor(cluster),
         ...(channel === undefined
-          ? {}
+          ? { onEvent: () => slack.homeTab.refresh() }
           : {
-              onEvent: createThreadReporter({
-                notifier,
-                jobId: job.id,
-                channel,
-                parentTs: job.thread?.ts ?? null,
-                now: runnerClock.now,
-                replicaId: o.replicaId,
-                logger: o.logger,
-                messages: job.messages ?? {},
-                remember: (key, ts) =>
-                  void o.store
-                    .recordSlackMessages(job.id, { messages: { [key]: ts } })
-                    .catch((err: unknown) => log.warn({ err, jobId: job.id }, "message ts not recorded")),
-              }),
+              onEvent: withHomeRefresh(
+                createThreadReporter({
+                  notifier,
+                  jobId: job.id,
+                  channel,
+                  parentTs: job.thread?.ts ?? null,
+                  now: runnerClock.now,
+                  replicaId: o.replicaId,
+                  logger: o.logger,
+                  messages: job.messages ?? {},
+                  remember: (key, ts) =>
+                    void o.store
+                      .recordSlackMessages(job.id, { messages: { [key]: ts } })
+                      .catch((err: unknown) => log.warn({ err, jobId: job.id }, "message ts not recorded")),
+                }),
+              ),
             }),
       };
     },
     onFinished: (job) => {
       jobChannels.delete(job.id);
+      slack.homeTab.refresh();
       // Once the report and the last updates are out, forget the job's messages (bounded memory).
       void notifier.flush(10_000).then(() => notifier.forget(`${job.id}:`));
     },
   });
+
+  /** Every event of a rollout also refreshes the Home tab (debounced there). */
+  const withHomeRefresh =
+    (report: (event: RolloutEvent, state: RolloutState) => void) =>
+    (event: RolloutEvent, state: RolloutState) => {
+      report(event, state);
+      slack.homeTab.refresh();
+    };
 
   const authorizer = createAuthorizer({
     lookupUserGroup: (groupId) => o.api.usergroupsUsersList(groupId),

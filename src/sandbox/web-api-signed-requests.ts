@@ -131,6 +131,41 @@ export function blockActionPayload(input: Omit<BlockActionRequestInput, "secret"
   return payload;
 }
 
+export interface EventRequestInput {
+  secret: string;
+  /** The inner event, e.g. `{ type: "app_home_opened", user, channel, tab: "home" }`. */
+  event: Record<string, unknown>;
+  teamId?: string;
+  apiAppId?: string;
+  nowSeconds: number;
+}
+
+/** An Events API callback (`event_callback`) as Slack sends it (a JSON object; over HTTP, signed JSON). */
+export function eventCallbackPayload(input: Omit<EventRequestInput, "secret">): Record<string, unknown> {
+  return {
+    token: "sandbox-verification-token",
+    team_id: input.teamId ?? "T0SANDBOX",
+    api_app_id: input.apiAppId ?? "A0SANDBOX",
+    event: { event_ts: `${input.nowSeconds}.000100`, ...input.event },
+    type: "event_callback",
+    event_id: `Ev${randomUUID().replace(/-/g, "").slice(0, 10).toUpperCase()}`,
+    event_time: input.nowSeconds,
+  };
+}
+
+export function buildEventRequest(input: EventRequestInput): SignedRequest {
+  const body = JSON.stringify(eventCallbackPayload(input));
+  return {
+    headers: { ...signedHeaders(input.secret, input.nowSeconds, body), "content-type": "application/json" },
+    body,
+  };
+}
+
+/** The `app_home_opened` event of `user` opening the app's Home tab. */
+export function appHomeOpenedEvent(user: string): Record<string, unknown> {
+  return { type: "app_home_opened", user, channel: `D${user.slice(1)}`, tab: "home" };
+}
+
 function signedHeaders(secret: string, nowSeconds: number, body: string): Record<string, string> {
   return {
     "content-type": "application/x-www-form-urlencoded",

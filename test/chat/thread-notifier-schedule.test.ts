@@ -29,6 +29,7 @@ function createScriptedApi(clock: ManualClock) {
     async usergroupsUsersList() {
       return [];
     },
+    async publishHome() {},
   };
   return { api, calls, failures };
 }

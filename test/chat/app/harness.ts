@@ -13,9 +13,12 @@ import { createRedisJobStore } from "../../../src/jobs/redis-job-store.js";
 import { systemClock } from "../../../src/jobs/system-clock.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../../src/sandbox/slack-web-api.js";
 import {
+  appHomeOpenedEvent,
   blockActionPayload,
   buildBlockActionRequest,
+  buildEventRequest,
   buildSlashCommandRequest,
+  eventCallbackPayload,
   type SignedRequest,
   slashCommandFields,
 } from "../../../src/sandbox/web-api-signed-requests.js";
@@ -103,6 +106,8 @@ export interface Harness {
     replica?: number;
   }): Promise<HttpReply>;
   get(path: string, replica?: number): Promise<HttpReply>;
+  /** `user` opens the app's Home tab (`app_home_opened`, as an HTTP event or a Socket Mode envelope). */
+  openHome(user: string, replica?: number): Promise<HttpReply>;
   parents(channel?: string): StoredMessage[];
   thread(parentTs: string, channel?: string): ThreadView;
   waitFor<T>(
@@ -286,6 +291,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       };
       if (socket) return envelope("interactive", blockActionPayload(fields));
       return send(buildBlockActionRequest({ secret: SECRET, ...fields }), input.replica ?? 0);
+    },
+    async openHome(user, replica = 0) {
+      const event = { event: appHomeOpenedEvent(user), nowSeconds: nowSeconds() };
+      if (socket) {
+        await fake.socketMode.deliver("events_api", eventCallbackPayload(event));
+        return reply(200, "");
+      }
+      return send(buildEventRequest({ secret: SECRET, ...event }), replica);
     },
     async get(path, replica = 0) {
       const response = await fetch(`http://127.0.0.1:${replicas[replica]?.port ?? 0}${path}`);

@@ -182,7 +182,7 @@ describe("Socket Mode, end to end (Bolt's own client against the fake's WebSocke
     postsOnce(harness);
     // A command after the reconnect is answered on the new connection.
     const status = await harness.command("status");
-    expect(textOf({ text: status.text })).toContain("No rollout is running");
+    expect(textOf({ text: status.text })).toContain("0 rollouts in progress");
   });
 });
 

@@ -1,0 +1,79 @@
+import type { Config } from "../config/schema.js";
+import type { JobStore } from "../jobs/job-store.js";
+import { rolloutStateOf } from "../jobs/rollout-record.js";
+import { isWithinChangeWindow } from "./change-window.js";
+import type { ClusterOverview } from "./views/render-overview.js";
+import { statusStateOf } from "./views/render-status.js";
+import { stepsDone } from "./views/rollout-text.js";
+
+export interface ClusterOverviewDeps {
+  readonly config: Config;
+  readonly store: JobStore;
+  readonly now: number;
+}
+
+/** A link to a message that works in any client (Slack redirects it to the workspace). */
+export function permalinkOf(thread: { readonly channel: string; readonly ts: string }): string {
+  return `https://slack.com/archives/${thread.channel}/p${thread.ts.replace(".", "")}`;
+}
+
+/**
+ * Reads what the team's view shows for every configured cluster, in configuration order: the unfinished rollout (one
+ * per cluster: the lock guarantees it), the lock holder, the newest history entry and the next change window.
+ */
+export async function readClusterOverviews(deps: ClusterOverviewDeps): Promise<ClusterOverview[]> {
+  const { config, store, now } = deps;
+  const unfinished = await store.listJobs({ unfinishedOnly: true });
+  const out: ClusterOverview[] = [];
+  for (const [name, cluster] of Object.entries(config.clusters)) {
+    const job = unfinished.filter((j) => j.cluster === name).at(-1);
+    const [lock, history] = await Promise.all([store.readLock(name), store.history(name, 1)]);
+    const state = (() => {
+      if (job === undefined) return null;
+      try {
+        return rolloutStateOf(job);
+      } catch {
+        return null;
+      }
+    })();
+    const windows = cluster.access?.changeWindows ?? config.slack.changeWindows;
+    const window = isWithinChangeWindow(windows, now);
+    const last = history[0];
+    out.push({
+      cluster: name,
+      active:
+        job === undefined
+          ? null
+          : {
+              jobId: job.id,
+              target: state?.target.argument ?? null,
+              state: state === null ? job.status : statusStateOf(state),
+              paused: job.status === "paused",
+              stepsDone: state === null ? 0 : stepsDone(state),
+              stepsTotal: state?.steps.length ?? 0,
+              requestedBy: job.requestedBy,
+              since: job.createdAt,
+              thread: job.thread,
+              permalink: job.thread === null ? null : permalinkOf(job.thread),
+            },
+      lock: lock === null ? null : { jobId: lock.jobId, owner: lock.owner, since: lock.since },
+      last:
+        last === undefined
+          ? null
+          : {
+              target: last.target,
+              result: last.result,
+              finishedAt: last.finishedAt,
+              requestedBy: last.requestedBy,
+              permalink: last.thread === null ? null : permalinkOf(last.thread),
+            },
+      window:
+        windows.length === 0
+          ? { kind: "always" }
+          : window.kind === "open"
+            ? { kind: "open" }
+            : { kind: "closed", next: window.next },
+    });
+  }
+  return out;
+}
