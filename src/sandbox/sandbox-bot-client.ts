@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import {
+  appHomeOpenedEvent,
   buildBlockActionRequest,
+  buildEventRequest,
   buildSlashCommandRequest,
   type SignedRequest,
 } from "./web-api-signed-requests.js";
@@ -37,6 +39,8 @@ export interface BotClient {
     actionId: string;
     value: string;
   }): Promise<BotClientResult>;
+  /** `user` opens the app's Home tab: `app_home_opened`, to which the bot answers with `views.publish`. */
+  openHome(user: string): Promise<BotClientResult>;
   /** A reply POSTed by the bot to a `response_url` of `user`. */
   respond(user: string, body: unknown): BotClientResult;
 }
@@ -77,6 +81,7 @@ export function createBotClient(o: BotClientOptions): BotClient {
       method: "POST",
       headers: request.headers,
       body: request.body,
+      signal: AbortSignal.timeout(10_000),
     });
     return { status: response.status, text: await response.text() };
   }
@@ -143,6 +148,19 @@ export function createBotClient(o: BotClientOptions): BotClient {
       return reply.status === 200
         ? { ok: true, status: 200 }
         : { ok: false, status: reply.status, error: reply.text || "the bot refused the click" };
+    },
+    async openHome(user) {
+      const reply = await send(
+        buildEventRequest({
+          secret: o.signingSecret,
+          event: appHomeOpenedEvent(user),
+          teamId: o.teamId,
+          nowSeconds: nowSeconds(),
+        }),
+      );
+      return reply.status === 200
+        ? { ok: true, status: 200 }
+        : { ok: false, status: reply.status, error: reply.text || "the bot refused the event" };
     },
     respond(user, body) {
       return record(user, body) ? { ok: true, status: 200 } : { ok: false, status: 400, error: "no_text" };

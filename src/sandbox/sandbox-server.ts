@@ -8,7 +8,8 @@ import type { SandboxSnapshot } from "./sandbox-snapshot.js";
 /**
  * The sandbox page's server (127.0.0.1): the page itself (plain files next to this module, no CDN), `GET /events`
  * (server-sent events: a full snapshot on every change and every `tickMs` for the countdown), `GET /state` (the
- * same snapshot once), `POST /command` and `POST /click` (the page acting as a person), and `POST /response/<user>`
+ * same snapshot once), `POST /command`, `POST /click` and `POST /home` (the page acting as a person: typing, clicking,
+ * opening the app's Home tab), and `POST /response/<user>`
  * (the `response_url` handed to the bot).
  */
 export interface SandboxServerOptions {
@@ -104,6 +105,11 @@ export async function startSandboxServer(o: SandboxServerOptions): Promise<Sandb
       if (Object.values(input).some((v) => v === ""))
         return json(response, 400, { ok: false, error: "user, messageTs, actionId and value are required" });
       const result = await o.bot().click(input);
+      return json(response, result.ok ? 200 : 400, result);
+    }
+    if (url.pathname === "/home") {
+      if (text("user") === "") return json(response, 400, { ok: false, error: "user is required" });
+      const result = await o.bot().openHome(text("user"));
       return json(response, result.ok ? 200 : 400, result);
     }
     const responseUser = /^\/response\/([A-Z0-9]+)$/.exec(url.pathname)?.[1];

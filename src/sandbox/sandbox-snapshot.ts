@@ -2,8 +2,9 @@ import type { SimState } from "../sim/sim-types.js";
 import type { StoredEphemeral, StoredMessage, WebApiStore } from "./web-api-store.js";
 
 /**
- * What the sandbox page renders, pushed over server-sent events: the channel (parents with their replies), every
- * ephemeral (the page shows only the selected user's), the simulated cluster, the scenario and its log.
+ * What the sandbox page renders, pushed over server-sent events: the channel (parents with their replies, and thread
+ * replies also sent to the channel), every ephemeral (the page shows only the selected user's), each user's App Home
+ * tab, the simulated cluster, the scenario and its log.
  */
 export interface SandboxUser {
   readonly id: string;
@@ -30,6 +31,13 @@ export interface MessageView {
   readonly text: string;
   readonly blocks: readonly unknown[];
   readonly edited: boolean;
+  /** A thread reply also sent to the channel (`reply_broadcast`). */
+  readonly broadcast: boolean;
+}
+
+/** A broadcast thread reply as the channel shows it: "replied to a thread". */
+export interface BroadcastView extends MessageView {
+  readonly threadTs: string;
 }
 
 export interface ParentView extends MessageView {
@@ -71,13 +79,23 @@ export interface ClusterView {
 
 export interface SandboxSnapshot extends SandboxInfo {
   readonly messages: readonly ParentView[];
+  readonly broadcasts: readonly BroadcastView[];
+  /** user id → the blocks of their Home tab, as last published (absent until they open it). */
+  readonly homes: Readonly<Record<string, readonly unknown[]>>;
   readonly ephemerals: readonly EphemeralView[];
   readonly cluster: ClusterView;
   readonly log: readonly string[];
 }
 
 function messageView(m: StoredMessage): MessageView {
-  return { ts: m.ts, user: m.user, text: m.text, blocks: m.blocks ?? [], edited: m.edits > 0 };
+  return {
+    ts: m.ts,
+    user: m.user,
+    text: m.text,
+    blocks: m.blocks ?? [],
+    edited: m.edits > 0,
+    broadcast: m.broadcast === true,
+  };
 }
 
 function ephemeralView(e: StoredEphemeral): EphemeralView {
@@ -87,6 +105,7 @@ function ephemeralView(e: StoredEphemeral): EphemeralView {
     text: e.text,
     blocks: e.blocks ?? [],
     edited: false,
+    broadcast: false,
     threadTs: e.threadTs ?? null,
   };
 }
@@ -143,9 +162,21 @@ export function buildSnapshot(
     ...messageView(parent),
     replies: (store.thread(channel, parent.ts)?.replies ?? []).map(messageView),
   }));
+  const broadcasts = store
+    .channelTimeline(channel)
+    .filter((m) => m.broadcast === true && m.threadTs !== undefined)
+    .map((m) => ({ ...messageView(m), threadTs: m.threadTs ?? "" }));
+  const homes: Record<string, readonly unknown[]> = {};
+  for (const user of info.users) {
+    const home = store.home(user.id);
+    const blocks = home?.view.blocks;
+    if (Array.isArray(blocks)) homes[user.id] = blocks;
+  }
   return {
     ...info,
     messages,
+    broadcasts,
+    homes,
     ephemerals: store.ephemerals(channel).map(ephemeralView),
     cluster: clusterView(sim),
     log,

@@ -145,6 +145,22 @@ async function drive(page: Page, demo: RunningDemo): Promise<void> {
   expect(await thread.locator("code").count()).toBeGreaterThan(0);
   expect(await thread.textContent()).not.toMatch(/<@U0DEMO|```/);
 
+  // The final report is also in the channel (reply_broadcast), marked as such in the thread.
+  const broadcast = page.locator("#channel-messages .message", { hasText: "replied to a thread" });
+  await broadcast.filter({ hasText: "succeeded" }).first().waitFor({ timeout: 10_000 });
+  expect(await report.first().locator(".broadcast-tag").textContent()).toContain("Also sent to the channel");
+
+  // The Home tab: opening it sends app_home_opened, the bot publishes every cluster with the last result.
+  await page.locator("#tab-home").click();
+  const home = page.locator("#home .home-view");
+  await home.getByText("last rollout: ✅", { exact: false }).waitFor({ timeout: 10_000 });
+  expect(await home.textContent()).toContain("1 cluster · 0 rollouts in progress");
+  expect(await home.locator("strong", { hasText: "demo" }).count()).toBeGreaterThan(0);
+  await page.screenshot({ path: "artifacts/demo-home.png" });
+  await page.locator("#tab-channel").click();
+  await page.locator("#channel-messages").waitFor({ state: "visible" });
+  expect(failed).toEqual([]);
+
   await page.locator("#thread-messages").evaluate((el) => {
     el.scrollTop = el.scrollHeight;
   });

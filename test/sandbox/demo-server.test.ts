@@ -130,6 +130,18 @@ describe("sandbox server", () => {
     expect(await post("/click", { user: OUTSIDER })).toMatchObject({ status: 400 });
   });
 
+  it("/home sends app_home_opened to the bot, which publishes the person's Home tab into the snapshot", async () => {
+    expect(await post("/home", {})).toMatchObject({ status: 400 });
+    const opened = await post("/home", { user: APPROVER });
+    expect(opened).toMatchObject({ status: 200, json: { ok: true } });
+    const home = await untilEvent((s) => s.homes[APPROVER]);
+    const text = JSON.stringify(home);
+    expect(text).toContain("*demo*");
+    expect(text).toContain("1 cluster · 1 rollout in progress");
+    expect(text).toContain("awaiting approval");
+    expect((await state()).homes[REQUESTER]).toBeUndefined();
+  });
+
   it("records what the bot posts to a response_url as an ephemeral of that user", async () => {
     const answered = await post(`/response/${APPROVER}`, {
       response_type: "ephemeral",

@@ -12,6 +12,7 @@ const state = {
   autoOpened: new Set(),
   seen: new Map(),
   rendered: {},
+  tab: "channel",
 };
 
 function nameOf(id) {
@@ -32,13 +33,21 @@ function messageHtml(m, options = {}) {
   const author = options.ephemeral ? (bot ? "connect-roll" : "Slackbot") : nameOf(m.user);
   const avatar =
     options.ephemeral && !bot ? `<div class="avatar slackbot">S</div>` : `<div class="avatar bot">⟳</div>`;
-  const tag = options.ephemeral ? `<span class="ephemeral-tag">👁 Only visible to you</span>` : "";
+  const tag = options.ephemeral
+    ? `<span class="ephemeral-tag">👁 Only visible to you</span>`
+    : m.broadcast && options.inThread
+      ? `<span class="broadcast-tag">↗ Also sent to the channel</span>`
+      : "";
+  const from =
+    options.broadcastOf === undefined
+      ? ""
+      : `<div class="broadcast-of">replied to a thread: <button type="button" class="replies-link" data-open-thread="${escapeHtml(options.broadcastOf)}">view thread</button></div>`;
   const replies =
     options.replies === undefined || options.replies === 0
       ? ""
       : `<button type="button" class="replies-link" data-open-thread="${escapeHtml(m.ts)}">💬 ${options.replies} ${options.replies === 1 ? "reply" : "replies"}</button>`;
   const cls = ["message", options.ephemeral ? "ephemeral" : "", options.selected ? "selected" : ""].join(" ");
-  return `<div class="${cls}" data-ts="${escapeHtml(m.ts)}">${avatar}<div class="body"><div class="meta"><span class="author">${escapeHtml(author)}</span><span class="app-badge">APP</span><span class="time">${timeOf(m.ts)}</span>${m.edited ? `<span class="edited">(edited)</span>` : ""}${tag}</div>${blocksHtml(m, names)}${replies}</div></div>`;
+  return `<div class="${cls}" data-ts="${escapeHtml(m.ts)}">${avatar}<div class="body"><div class="meta"><span class="author">${escapeHtml(author)}</span><span class="app-badge">APP</span><span class="time">${timeOf(m.ts)}</span>${m.edited ? `<span class="edited">(edited)</span>` : ""}${tag}</div>${from}${blocksHtml(m, names)}${replies}</div></div>`;
 }
 
 // ---------- panes ----------
@@ -61,6 +70,7 @@ function renderChannel(s) {
       ts: m.ts,
       html: messageHtml(m, { replies: m.replies.length, selected: m.ts === state.openThread }),
     })),
+    ...s.broadcasts.map((b) => ({ ts: b.ts, html: messageHtml(b, { broadcastOf: b.threadTs }) })),
     ...mine(s.ephemerals, null).map((e) => ({ ts: e.ts, html: messageHtml(e, { ephemeral: true }) })),
   ].sort((a, b) => Number(a.ts) - Number(b.ts));
   const empty = `<div class="empty">This is the very beginning of <b>#${escapeHtml(s.channel.name)}</b>.<br>Pick who you are below and type <code>${escapeHtml(s.scenario.command)}</code>.</div>`;
@@ -73,7 +83,7 @@ function renderThread(s) {
   if (parent === undefined) return;
   $("thread-title").textContent = `· #${s.channel.name}`;
   const replies = [
-    ...parent.replies.map((r) => ({ ts: r.ts, html: messageHtml(r) })),
+    ...parent.replies.map((r) => ({ ts: r.ts, html: messageHtml(r, { inThread: true }) })),
     ...mine(s.ephemerals, parent.ts).map((e) => ({ ts: e.ts, html: messageHtml(e, { ephemeral: true }) })),
   ].sort((a, b) => Number(a.ts) - Number(b.ts));
   const divider = `<div class="thread-divider">${parent.replies.length} ${parent.replies.length === 1 ? "reply" : "replies"}</div>`;
@@ -81,6 +91,26 @@ function renderThread(s) {
     $("thread-messages"),
     "thread",
     messageHtml(parent) + divider + replies.map((r) => r.html).join(""),
+  );
+}
+
+function renderHome(s) {
+  const home = $("home");
+  const onHome = state.tab === "home";
+  home.hidden = !onHome;
+  $("channel-messages").hidden = onHome;
+  $("tab-home").classList.toggle("active", onHome);
+  $("tab-channel").classList.toggle("active", !onHome);
+  $("tab-home").setAttribute("aria-selected", String(onHome));
+  $("tab-channel").setAttribute("aria-selected", String(!onHome));
+  if (!onHome) return;
+  const blocks = s.homes[state.user];
+  setHtml(
+    home,
+    "home",
+    blocks === undefined
+      ? `<div class="empty">Opening connect-roll's Home tab…</div>`
+      : `<div class="home-view">${blocksHtml({ text: "", blocks }, names)}</div>`,
   );
 }
 
@@ -157,6 +187,7 @@ function render() {
   }
   renderHeader(s);
   renderChannel(s);
+  renderHome(s);
   renderThread(s);
   renderCluster(s);
 }
@@ -188,11 +219,27 @@ function showRole() {
   $("user-role").textContent = user === undefined ? "" : `${user.id} · ${user.role}`;
 }
 
+function openHome() {
+  state.tab = "home";
+  state.rendered = {};
+  render();
+  // As in Slack: opening the tab sends app_home_opened; the bot answers with views.publish.
+  void post("/home", { user: state.user });
+}
+
+$("tab-home").addEventListener("click", openHome);
+$("tab-channel").addEventListener("click", () => {
+  state.tab = "channel";
+  state.rendered = {};
+  render();
+});
+
 $("user-picker").addEventListener("change", (event) => {
   state.user = event.target.value;
   showRole();
   state.rendered = {};
-  render();
+  if (state.tab === "home") openHome();
+  else render();
 });
 
 $("thread-close").addEventListener("click", () => {
