@@ -93,6 +93,10 @@ export function createRedisConnection(
         sentinelRetryStrategy: retry,
         // Only ever talk to the master: a replica's writes fail and its reads may be stale.
         role: "master",
+        // Follow a failover at once: listen to the sentinels' +switch-master, and reconnect (asking the sentinels for
+        // the master again) when the server we talk to was demoted and refuses writes.
+        failoverDetector: true,
+        reconnectOnError: (err: Error) => (err.message.startsWith("READONLY") ? 2 : false),
         ...(tls ? { tls, sentinelTLS: tls, enableTLSForSentinelMode: true } : {}),
       });
     case "cluster":

@@ -135,7 +135,10 @@ export interface JobStore {
     input: { thread?: SlackThread; messages?: Readonly<Record<string, string>> },
   ): Promise<void>;
 
-  /** Appends to the job's audit trail (capped to the newest entries). */
+  /**
+   * Appends to the job's audit trail (capped to the newest entries).
+   * @throws AppError `job/not-found` (Redis) when no job with this id was created: its keys live in its cluster's slot.
+   */
   appendAudit(jobId: string, entry: AuditEntry): Promise<void>;
   /** The job's audit trail in append order. */
   readAudit(jobId: string): Promise<StoredAuditEntry[]>;

@@ -102,8 +102,23 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
     return { kind: "held", holder: replyHolder(r, 1, name) };
   }
 
+  /** Job id → its cluster (the job-cluster index; immutable once written, so cached). */
+  const clusterOfJob = new Map<string, string>();
+  async function clusterOf(id: string): Promise<string> {
+    const cached = clusterOfJob.get(id);
+    if (cached !== undefined) return cached;
+    const index = keys.jobCluster();
+    const cluster = await call("jobCluster", index, () => redis.hget(index, id));
+    if (cluster === null)
+      throw new AppError(ErrorCode.JobNotFound, `job ${id} not found`, { details: { jobId: id } });
+    clusterOfJob.set(id, cluster);
+    return cluster;
+  }
+  const jobKey = async (id: string) => keys.job(await clusterOf(id), id);
+  const auditKey = async (id: string) => keys.audit(await clusterOf(id), id);
+
   async function loadJob(id: string): Promise<JobRecord> {
-    const key = keys.job(id);
+    const key = await jobKey(id);
     const fields = await call("loadJob", key, () => redis.hgetall(key));
     if (Object.keys(fields).length === 0) {
       throw new AppError(ErrorCode.JobNotFound, `job ${id} not found`, { details: { jobId: id } });
@@ -123,23 +138,32 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
   }
 
   async function listJobs(opts: { cluster?: string; unfinishedOnly?: boolean } = {}): Promise<JobRecord[]> {
-    const index = opts.unfinishedOnly === true ? keys.unfinishedJobs() : keys.allJobs();
-    const ids = await call("listJobs", index, () => redis.zrange(index, 0, -1));
+    const registry = keys.clusters();
+    const clusters =
+      opts.cluster === undefined
+        ? await call("listJobs", registry, () => redis.smembers(registry))
+        : [opts.cluster];
     const jobs: JobRecord[] = [];
-    for (const id of ids) {
-      try {
-        const job = await loadJob(id);
-        if (opts.cluster === undefined || job.cluster === opts.cluster) jobs.push(job);
-      } catch (error) {
-        if (error instanceof AppError && error.code === ErrorCode.JobNotFound) continue;
-        throw error;
+    for (const cluster of clusters) {
+      const index = opts.unfinishedOnly === true ? keys.unfinishedJobs(cluster) : keys.allJobs(cluster);
+      const ids = await call("listJobs", index, () => redis.zrange(index, 0, -1));
+      for (const id of ids) {
+        try {
+          clusterOfJob.set(id, cluster);
+          const job = await loadJob(id);
+          if (job.cluster === cluster) jobs.push(job);
+        } catch (error) {
+          if (error instanceof AppError && error.code === ErrorCode.JobNotFound) continue;
+          throw error;
+        }
       }
     }
-    return jobs;
+    // Oldest first across clusters (each index is ordered by createdAt; ties by id, as a sorted set orders them).
+    return jobs.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   async function readDecision(jobId: string, approvalId: string): Promise<Decision | null> {
-    const key = keys.job(jobId);
+    const key = await jobKey(jobId);
     const text = await call("readDecision", key, () => redis.hget(key, `decision:${approvalId}`));
     return text === null ? null : parseStored(`${key} decision:${approvalId}`, text, decisionSchema);
   }
@@ -176,21 +200,44 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
       if (replyNumber(r[0], name) === 0) return { kind: "not-held" };
       const holder: LockHolder = replyHolder(r, 1, name);
       if (holder.jobId !== "") {
-        await store.appendAudit(holder.jobId, {
-          at: now(),
-          actor: by,
-          action: "lock-force-released",
-          detail: `lock on ${cluster} released by ${by} (was held by ${holder.owner})`,
-        });
+        // The job's record may be gone (Redis lost it): the lock is released all the same.
+        await store
+          .appendAudit(holder.jobId, {
+            at: now(),
+            actor: by,
+            action: "lock-force-released",
+            detail: `lock on ${cluster} released by ${by} (was held by ${holder.owner})`,
+          })
+          .catch((error: unknown) => {
+            if (!(error instanceof AppError && error.code === ErrorCode.JobNotFound)) throw error;
+          });
       }
       return { kind: "released", holder };
     },
 
     async createJob(record) {
       const f = toStoredFields(validateForWrite(record));
+      // The global indexes first (each one key, outside the script): a job id always finds its cluster's slot.
+      const index = keys.jobCluster();
+      const mapped = await call("createJob", index, () => redis.hsetnx(index, record.id, record.cluster));
+      if (
+        mapped === 0 &&
+        (await call("createJob", index, () => redis.hget(index, record.id))) !== record.cluster
+      )
+        throw new AppError(
+          ErrorCode.Internal,
+          `createJob: job ${record.id} already exists on another cluster`,
+        );
+      clusterOfJob.set(record.id, record.cluster);
+      const registry = keys.clusters();
+      await call("createJob", registry, () => redis.sadd(registry, record.cluster));
       await run(
         "create-job-3",
-        [keys.job(record.id), keys.allJobs(), keys.unfinishedJobs()],
+        [
+          keys.job(record.cluster, record.id),
+          keys.allJobs(record.cluster),
+          keys.unfinishedJobs(record.cluster),
+        ],
         [
           record.id,
           record.createdAt,
@@ -209,7 +256,7 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
       const f = toStoredFields(validateForWrite({ ...record, fence: lease.fence, owner: lease.owner }));
       await run(
         "save-job-3",
-        [keys.job(record.id), keys.lock(lease.cluster), keys.unfinishedJobs()],
+        [keys.job(record.cluster, record.id), keys.lock(lease.cluster), keys.unfinishedJobs(record.cluster)],
         [
           lease.token,
           lease.fence,
@@ -227,11 +274,12 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
       const name = "decide-1";
       const body = JSON.stringify(decisionSchema.parse(decision));
       const args = [approvalId, body, keys.decisionChannel(jobId), jobId];
-      const r = replyArray(await run(name, [keys.job(jobId)], args), name);
+      const key = await jobKey(jobId);
+      const r = replyArray(await run(name, [key], args), name);
       const kind = replyNumber(r[0], name);
       if (kind === 1) return { kind: "recorded" };
       if (kind === 0) return { kind: "not-awaiting" };
-      const stored = parseStored(keys.job(jobId), replyString(r[1], name), decisionSchema);
+      const stored = parseStored(key, replyString(r[1], name), decisionSchema);
       return { kind: "already-decided", decision: stored };
     },
 
@@ -249,7 +297,7 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
 
     async requestControl(jobId, { action, by, at }) {
       const name = "request-control-1";
-      const r = replyArray(await run(name, [keys.job(jobId)], [action, by, at, jobId]), name);
+      const r = replyArray(await run(name, [await jobKey(jobId)], [action, by, at, jobId]), name);
       if (replyNumber(r[0], name) === 2) return { kind: "finished", status: parseStatus(r[1], name) };
       const control = {
         pause: r[1] === "1",
@@ -265,13 +313,13 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
       const pairs = Object.entries(messages).flat();
       await run(
         "record-slack-messages-1",
-        [keys.job(jobId)],
+        [await jobKey(jobId)],
         [jobId, thread === undefined ? "" : JSON.stringify(thread), ...pairs],
       );
     },
 
     async appendAudit(jobId, entry) {
-      const key = keys.audit(jobId);
+      const key = await auditKey(jobId);
       const e = auditEntrySchema.parse(entry);
       await call("appendAudit", key, () =>
         redis.xadd(
@@ -292,7 +340,13 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
     },
 
     async readAudit(jobId) {
-      const key = keys.audit(jobId);
+      let key: string;
+      try {
+        key = await auditKey(jobId);
+      } catch (error) {
+        if (error instanceof AppError && error.code === ErrorCode.JobNotFound) return [];
+        throw error;
+      }
       const rows = await call("readAudit", key, () => redis.xrange(key, "-", "+"));
       return rows.map(([id, flat]) => parseAuditRow(key, id, flat));
     },
@@ -312,16 +366,20 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
     async findOrphans() {
       const unfinished = await listJobs({ unfinishedOnly: true });
       if (unfinished.length === 0) return [];
-      const lockKeys = unfinished.map((job) => keys.lock(job.cluster));
-      const held = await call("findOrphans", keys.unfinishedJobs(), () => redis.mget(...lockKeys));
-      return unfinished.filter((_, i) => held[i] === null);
+      // One GET per cluster (its lock has its own slot: no multi-key MGET across clusters on a Redis Cluster).
+      const free = new Map<string, boolean>();
+      for (const cluster of new Set(unfinished.map((job) => job.cluster))) {
+        const key = keys.lock(cluster);
+        free.set(cluster, (await call("findOrphans", key, () => redis.get(key))) === null);
+      }
+      return unfinished.filter((job) => free.get(job.cluster) === true);
     },
 
     async takeOver(job, owner, ttlMs) {
       const name = "take-over-5";
       const token = randomUUID();
       const k = [keys.lock(job.cluster), keys.lockHolder(job.cluster), keys.fence(job.cluster)];
-      k.push(keys.job(job.id), keys.audit(job.id));
+      k.push(keys.job(job.cluster, job.id), keys.audit(job.cluster, job.id));
       const detail = `${owner} took over job ${job.id} on ${job.cluster}`;
       const reply = await run(name, k, [token, ttlMs, job.id, owner, auditLimit, detail]);
       const r = replyArray(reply, name);

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
+import { createRedisKeys } from "./redis-keys.js";
 
 /**
  * What a Redis server's settings mean for connect-roll's guarantees, read at start by `serve` and `run`.
@@ -93,7 +94,14 @@ export async function applyRedisChecks(
   redis: Redis | Cluster,
   policy: "warn" | "refuse",
   warn: (finding: RedisSettingsFinding) => void,
+  prefix?: string,
 ): Promise<string | null> {
+  if (prefix !== undefined) {
+    // Whatever the policy: an older connect-roll (key layout 1, no hash tags) locks other keys for the same cluster.
+    const legacy = await redis.zcard(createRedisKeys(prefix).legacyUnfinishedJobs()).catch(() => 0);
+    if (legacy > 0)
+      return `this Redis holds ${legacy} unfinished rollout(s) of an older connect-roll (key layout 1 under ${prefix}): it would lock other keys for the same clusters; finish or abort them with that version first (or use another CONNECT_ROLL_REDIS_PREFIX)`;
+  }
   const findings = await checkRedisSettings(redis);
   for (const f of findings) warn(f);
   const refused = findings.filter((f) => REFUSED.has(f.code));

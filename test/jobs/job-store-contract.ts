@@ -400,6 +400,7 @@ export function jobStoreContract(name: string, factory: JobStoreFactory): void {
     describe("audit and history", () => {
       it("reads the audit trail in append order", async () => {
         const actions = ["requested", "approved", "restart-issued", "step-settled", "succeeded"];
+        await store.createJob(aJob({ id: "job-1" }));
         for (const [i, action] of actions.entries()) {
           await store.appendAudit("job-1", { at: 100 + i, actor: "U1", action, detail: `#${i}` });
         }

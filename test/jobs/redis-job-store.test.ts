@@ -18,7 +18,8 @@ jobStoreContract("redis", async (options = {}) => {
     store,
     replica,
     async corruptRecord(jobId, text) {
-      await redis.hset(keys.job(jobId), "record", text);
+      const cluster = (await redis.hget(keys.jobCluster(), jobId)) ?? "prod";
+      await redis.hset(keys.job(cluster, jobId), "record", text);
     },
     async deleteLockKey(cluster) {
       await redis.del(keys.lock(cluster));

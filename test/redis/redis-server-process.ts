@@ -34,6 +34,8 @@ export interface RedisServerOptions {
   /** Run `redis-server <configFile> --sentinel` instead: the file is written by the caller into `dir`. */
   readonly sentinelConfig?: (port: number, dir: string) => Promise<string>;
   readonly port?: number;
+  /** The binary, e.g. /usr/bin/redis-sentinel (given the config file only). Default /usr/bin/redis-server. */
+  readonly bin?: string | undefined;
 }
 
 /** A free TCP port on 127.0.0.1 (asked of the kernel, then released for the server to take). */
@@ -89,7 +91,9 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   const launch = (): ChildProcess => {
     const argv =
       sentinelFile !== null
-        ? [sentinelFile, "--sentinel"]
+        ? options.bin !== undefined
+          ? [sentinelFile]
+          : [sentinelFile, "--sentinel"]
         : [
             "--port",
             String(port),
@@ -103,7 +107,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
             "no",
             ...(options.args ?? []),
           ];
-    const child = spawn("/usr/bin/redis-server", argv, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(options.bin ?? "/usr/bin/redis-server", argv, { stdio: ["ignore", "pipe", "pipe"] });
     child.stdout?.resume();
     child.stderr?.resume();
     return child;

@@ -157,9 +157,9 @@ describe("a rollout through Redis faults", () => {
     const used = Number(/used_memory:(\d+)/.exec(await admin.info("memory"))?.[1] ?? "0");
     await admin.config("SET", "maxmemory", String(used + 512 * 1024));
     const filler = "x".repeat(16 * 1024);
-    for (let i = 0; (await admin.exists("fault:lock:sim")) === 1 && i < 400; i++)
+    for (let i = 0; (await admin.exists("fault:lock:{sim}")) === 1 && i < 400; i++)
       await admin.set(`filler:${i}`, filler).catch(() => undefined);
-    expect(await admin.exists("fault:lock:sim")).toBe(0);
+    expect(await admin.exists("fault:lock:{sim}")).toBe(0);
     expect(await first.done).toBe(1);
     expect(summaryOf(first)).toMatchObject({ result: "interrupted" });
     expect(first.err()).toContain("maxmemory-policy is volatile-lru");

@@ -33,6 +33,10 @@ export const CONNECT_ROLL_ACL = [
   "+lrange",
   "+subscribe",
   "+unsubscribe",
+  "+hsetnx",
+  "+sadd",
+  "+smembers",
+  "+zcard",
   // called by the job store's Lua scripts
   "+del",
   "+exists",
@@ -177,4 +181,21 @@ describe("run at start", () => {
     expect(summaryOf(run)).toMatchObject({ result: "succeeded" });
     expect(cluster.restarts()).toEqual([1, 1, 1, 1]);
   }, 40_000);
+
+  it("refuses to share a Redis with an older connect-roll's unfinished rollouts (key layout 1), whatever the checks", async () => {
+    const redis = await startRedisServer({ args: ["--appendonly", "yes"] });
+    cleanups.push(() => redis.stop());
+    const admin = redis.admin();
+    await admin.zadd("legacy:jobs:unfinished", 1, "cr-old");
+    await admin.quit();
+    const cluster = await startFaultCluster("legacy");
+    cleanups.push(() => cluster.sim.close());
+    const run = startRun(cluster.config, "v3.7.1", {
+      REDIS_URL: redis.url,
+      CONNECT_ROLL_REDIS_PREFIX: "legacy:",
+    });
+    expect(await run.done).toBe(1);
+    expect(run.err()).toContain("unfinished rollout(s) of an older connect-roll");
+    expect(cluster.restartCount()).toBe(0);
+  }, 30_000);
 });

@@ -108,7 +108,7 @@ describe("connect-roll run killed with SIGKILL mid-step", () => {
     first.child.kill("SIGKILL");
     await first.exit;
     // The lease (1.5 s) expires; nobody released it.
-    await waitFor(async () => (await redis.exists(`${prefix}lock:sim`)) === 0, 10_000);
+    await waitFor(async () => (await redis.exists(`${prefix}lock:{sim}`)) === 0, 10_000);
 
     const second = runCli(config);
     const events: { kind: string; result?: string }[] = [];
@@ -143,7 +143,7 @@ describe("connect-roll run killed with SIGKILL mid-step", () => {
     first.child.kill("SIGKILL");
     await first.exit;
     if (hangingPid !== null) process.kill(-hangingPid, "SIGKILL");
-    await waitFor(async () => (await redis.exists(`${prefix}lock:sim`)) === 0, 10_000);
+    await waitFor(async () => (await redis.exists(`${prefix}lock:{sim}`)) === 0, 10_000);
 
     const second = runCli(config, "restart");
     const events: {

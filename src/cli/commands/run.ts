@@ -131,6 +131,7 @@ async function runRollout(
         redis,
         env.CONNECT_ROLL_REDIS_CHECKS ?? ctx.config.redis?.checks ?? "warn",
         (f) => io.stderr.write(`connect-roll run: WARNING: ${f.message}\n`),
+        env.CONNECT_ROLL_REDIS_PREFIX,
       );
     } catch (e) {
       await closeBuilt();

@@ -91,6 +91,7 @@ Options:
           connected,
           env.CONNECT_ROLL_REDIS_CHECKS ?? config.redis?.checks ?? "warn",
           (f) => logger.warn({ code: f.code, node: f.node }, f.message),
+          env.CONNECT_ROLL_REDIS_PREFIX,
         );
         if (refusal !== null) {
           connected.disconnect();
