@@ -120,6 +120,7 @@ describe("metricsFromPrometheus", () => {
       taskCount: 3,
       assignedConnectors: 1,
       assignedTasks: 3,
+      startTimeMs: null,
     });
   });
 
@@ -142,6 +143,7 @@ describe("metricsFromPrometheus", () => {
       taskCount: null,
       assignedConnectors: null,
       assignedTasks: 4,
+      startTimeMs: null,
     });
     expect(metricsFromPrometheus([])).toEqual({
       protocol: null,
@@ -154,6 +156,7 @@ describe("metricsFromPrometheus", () => {
       taskCount: null,
       assignedConnectors: null,
       assignedTasks: null,
+      startTimeMs: null,
     });
   });
 
