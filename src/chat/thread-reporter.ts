@@ -139,11 +139,20 @@ export function createThreadReporter(
       case "rollout-resumed":
         note(`▶️ Resumed by <@${event.by}> at step ${event.step}.`);
         break;
-      case "rollout-taken-over":
+      case "rollout-taken-over": {
         note(
           `🔁 Resumed by replica \`${options.replicaId}\` from the last checkpoint (the previous one stopped).`,
         );
+        // A prompt the previous replica was waiting on: its buttons still work (decisions go through the store), and
+        // this replica updates it once answered; if that replica died before posting it, it is posted now.
+        if (state.phase.kind === "awaiting-approval") {
+          const asked = state.phase.approval;
+          approvals.set(asked.id, asked);
+          const key = threadKeys.approval(jobId, asked.id);
+          if (!known.has(key)) reply(key, renderApprovalPrompt(state, asked));
+        }
         break;
+      }
       case "rollout-finished":
         reply(threadKeys.report(jobId), renderFinalReport(state, options.now()), true);
         break;

@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ActionId } from "../../../../src/chat/action-ids.js";
+import { APPROVER, CHANNEL, findButton, type Harness, startHarness, textOf } from "../harness.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe("a replica dies while its rollout waits for an approval", () => {
+  it("the replica that takes it over keeps the same prompt: a click on it is honoured and the prompt is updated in place", async () => {
+    h = await startHarness({ version: "2.2.2", replicas: 2, lockTtlMs: 1500, orphanSweepMs: 200 });
+    const harness = h;
+    const [a, b] = harness.replicas;
+    if (a === undefined || b === undefined) throw new Error("two replicas expected");
+    await harness.command("sim v3.7", { replica: 0 });
+    const parent = await harness.waitFor(() => harness.parents()[0], 5000, "parent posted");
+    const jobId = await harness.waitFor(() => a.runtime.service.running()[0], 5000, "job running on A");
+    const approve = await harness.waitFor(
+      () => findButton(harness.thread(parent.ts), ActionId.Approve),
+      15_000,
+      "approval prompt",
+    );
+    // The prompt's ts is in the job record before A dies.
+    await harness.waitFor(
+      async () => Object.values((await b.store.loadJob(jobId)).messages ?? {}).includes(approve.ts),
+      5000,
+      "prompt ts recorded",
+    );
+    await harness.crash(0);
+    await harness.waitFor(() => b.runtime.service.running().includes(jobId), 10_000, "B takes the job over");
+    await harness.waitFor(
+      () => harness.thread(parent.ts).replies.some((r) => r.text.includes("Resumed by replica `replica-1`")),
+      5000,
+      "resumed note",
+    );
+
+    await harness.click({
+      actionId: ActionId.Approve,
+      value: approve.value,
+      messageTs: approve.ts,
+      threadTs: parent.ts,
+      user: APPROVER,
+      replica: 1,
+    });
+    await harness.waitFor(
+      () => textOf(harness.fake.store.message(CHANNEL, approve.ts)).includes(`Approved by <@${APPROVER}>`),
+      10_000,
+      "the same prompt updated by B",
+    );
+    await harness.waitFor(
+      () => harness.thread(parent.ts).replies.find((r) => r.text.includes("succeeded after")),
+      20_000,
+      "final report",
+    );
+    const prompts = harness
+      .thread(parent.ts)
+      .replies.filter((r) => textOf(r).includes("Approval needed") || textOf(r).includes("Approved by"));
+    expect(prompts.map((p) => p.ts)).toEqual([approve.ts]);
+    expect(Object.values(harness.sim.cluster.state().counters.restarts)).toEqual([1, 1, 1]);
+  });
+});
