@@ -64,6 +64,7 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Pr
 /** `executor`: the cluster's executor (default: the sim executor). */
 async function startCluster(
   executor?: (controlUrl: string) => Record<string, unknown>,
+  { metrics = true }: { metrics?: boolean } = {},
 ): Promise<{ running: RunningSim; config: string }> {
   await sim?.close();
   const running = await startSim({
@@ -92,6 +93,8 @@ async function startCluster(
     consecutivePolls: 2,
   });
   if (executor !== undefined) cluster.executor = executor(running.controlUrl);
+  // Without metrics there is no process start time: nothing but the checkpoint says whether a restart happened.
+  if (!metrics) cluster.workers = running.workers.map((w) => ({ name: w.name, url: w.url }));
   await writeFile(config, stringify({ clusters: { sim: cluster } }));
   return { running, config };
 }
@@ -125,11 +128,14 @@ describe("connect-roll run killed with SIGKILL mid-step", () => {
     const stateFile = join(tmpdir(), `connect-roll-hang-${process.pid}.json`);
     await rm(stateFile, { force: true });
     const fixture = fileURLToPath(new URL("../restart/fixtures/restart-then-hang.mjs", import.meta.url));
-    const { running, config } = await startCluster((controlUrl) => ({
-      kind: "command",
-      argv: [process.execPath, fixture, controlUrl, "{worker}", stateFile],
-      timeoutMs: 60_000,
-    }));
+    const { running, config } = await startCluster(
+      (controlUrl) => ({
+        kind: "command",
+        argv: [process.execPath, fixture, controlUrl, "{worker}", stateFile],
+        timeoutMs: 60_000,
+      }),
+      { metrics: false },
+    );
     // The first run dies while its executor is in flight: step 2's worker was restarted, the executor never returned.
     const first = runCli(config, "restart");
     let hangingPid: number | null = null;
@@ -161,5 +167,45 @@ describe("connect-roll run killed with SIGKILL mid-step", () => {
     expect(decided?.approval).toMatchObject({ kind: "restart-unconfirmed", decision: "abort" });
     expect(decided?.approval?.by).toContain("--approve=restart");
     expect(events.at(-1)).toMatchObject({ kind: "summary", result: "aborted" });
+  }, 60_000);
+
+  it("with the start-time metric, the resumed plain restart is confirmed by the worker's process start time: no prompt, no second restart", async () => {
+    const stateFile = join(tmpdir(), `connect-roll-hang-${process.pid}.json`);
+    await rm(stateFile, { force: true });
+    const fixture = fileURLToPath(new URL("../restart/fixtures/restart-then-hang.mjs", import.meta.url));
+    const { running, config } = await startCluster((controlUrl) => ({
+      kind: "command",
+      argv: [process.execPath, fixture, controlUrl, "{worker}", stateFile],
+      timeoutMs: 60_000,
+    }));
+    // The first run dies while its executor is in flight: step 2's worker was restarted, the executor never returned.
+    const first = runCli(config, "restart");
+    let hangingPid: number | null = null;
+    await waitFor(async () => {
+      const state = JSON.parse(await readFile(stateFile, "utf8").catch(() => "{}")) as {
+        hangingPid?: number;
+      };
+      hangingPid = state.hangingPid ?? null;
+      return hangingPid !== null;
+    }, 20_000);
+    first.child.kill("SIGKILL");
+    await first.exit;
+    if (hangingPid !== null) process.kill(-hangingPid, "SIGKILL");
+    await waitFor(async () => (await redis.exists(`${prefix}lock:{sim}`)) === 0, 10_000);
+
+    const second = runCli(config, "restart");
+    const events: {
+      kind: string;
+      result?: string;
+      approval?: { kind: string; by?: string; decision?: string };
+    }[] = [];
+    for await (const line of second.lines) events.push(JSON.parse(line) as (typeof events)[number]);
+    await second.exit;
+    const restarts = Object.values(running.cluster.state().counters.restarts);
+    expect(restarts.every((n) => n <= 1)).toBe(true);
+    // Facts over memory: the worker's start time (after the restart was issued) confirms the restart.
+    expect(events.some((e) => e.kind === "approval-requested")).toBe(false);
+    expect(events.at(-1)).toMatchObject({ kind: "summary", result: "succeeded" });
+    expect(restarts).toEqual([1, 1, 1, 1]);
   }, 60_000);
 });
