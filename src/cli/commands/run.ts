@@ -229,7 +229,9 @@ async function runRollout(
     if (interrupted) {
       io.stderr.write(
         io.signal.aborted
-          ? `connect-roll run: interrupted; the rollout's checkpoint is kept: resume it with: ${resume}\n`
+          ? redis
+            ? `connect-roll run: interrupted; the rollout's checkpoint is kept: resume it with: ${resume}\n`
+            : `connect-roll run: interrupted; without Redis the checkpoint ends with this process: check the cluster (connect-roll plan --config ${String(values.config)} ${ctx.name} ${argument}) before running again\n`
           : `connect-roll run: the cluster lock was lost (Redis unreachable until the lease expired, or the lock was released or taken over); this run stopped without further restarts. If no other run or bot took it over, resume with: ${resume}\n`,
       );
       return ExitCode.Failed;
