@@ -40,7 +40,7 @@ export async function connectRedis(
     cause ??= err;
   };
   redis.on("error", onError);
-  let onAbort = () => undefined as void;
+  let onAbort: () => void = () => undefined;
   let timer: NodeJS.Timeout | undefined;
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => reject(new Error("interrupted"));
@@ -61,6 +61,9 @@ export async function connectRedis(
     let reason = signal.aborted ? "interrupted" : ((cause ?? (e as Error)) as Error).message;
     if (!signal.aborted && url.startsWith("rediss") && /ETIMEDOUT/.test(reason))
       reason += " (no TLS handshake: does the server speak TLS on that port?)";
+    if (!signal.aborted && url.startsWith("rediss") && /ECONNRESET/.test(reason))
+      reason +=
+        " (the server ended the TLS handshake: does it require a client certificate? redis.tls.certFile and keyFile)";
     throw new AppError(ErrorCode.StoreUnavailable, `cannot reach Redis at ${redactUrl(url)}: ${reason}`, {
       cause: cause ?? e,
       retryable: true,

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ConnectionOptions } from "node:tls";
 import { Redis } from "ioredis";
 
 /**
@@ -34,6 +35,8 @@ export interface RedisServerOptions {
   /** Run `redis-server <configFile> --sentinel` instead: the file is written by the caller into `dir`. */
   readonly sentinelConfig?: (port: number, dir: string) => Promise<string>;
   readonly port?: number;
+  /** TLS options for the readiness probe, when the server listens with TLS only (`--port 0 --tls-port P`). */
+  readonly probeTls?: ConnectionOptions | undefined;
   /** The binary, e.g. /usr/bin/redis-sentinel (given the config file only). Default /usr/bin/redis-server. */
   readonly bin?: string | undefined;
 }
@@ -51,7 +54,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitForPing(port: number, child: ChildProcess, timeoutMs = 10_000): Promise<void> {
+async function waitForPing(
+  port: number,
+  child: ChildProcess,
+  tls?: ConnectionOptions,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`redis on ${port} exited with ${child.exitCode}`);
@@ -62,6 +70,7 @@ async function waitForPing(port: number, child: ChildProcess, timeoutMs = 10_000
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
       enableOfflineQueue: false,
+      ...(tls ? { tls } : {}),
     });
     probe.on("error", () => undefined);
     try {
@@ -95,7 +104,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
           ? [sentinelFile]
           : [sentinelFile, "--sentinel"]
         : [
-            "--port",
+            ...(options.probeTls ? ["--port", "0", "--tls-port"] : ["--port"]),
             String(port),
             "--bind",
             "127.0.0.1",
@@ -113,7 +122,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     return child;
   };
   let child = launch();
-  await waitForPing(port, child);
+  await waitForPing(port, child, options.probeTls);
   let stopped = false;
   const signal = (name: NodeJS.Signals) => {
     if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, name);
@@ -133,7 +142,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     async restart() {
       await exited(child);
       child = launch();
-      await waitForPing(port, child);
+      await waitForPing(port, child, options.probeTls);
     },
     admin: () => {
       const client = new Redis({ host: "127.0.0.1", port, maxRetriesPerRequest: 1 });
