@@ -176,14 +176,15 @@ export const clusterSchema = z.strictObject({
   pace: z
     .strictObject({
       mode: z.enum(["safe", "window"]).default("safe"),
-      windowMaxHeldShare: z.number().gt(0).max(1).default(0.34),
+      /** Optional safety cap on the share of tasks held at once; unset, only the deadline bounds a window. */
+      windowMaxHeldShare: z.number().gt(0).max(1).optional(),
       windowMarginFloorMs: durationMs
         .default(5_000)
         .describe(
           "window pace: how long before the deadline a window's last follower must be back, besides 10 % jitter",
         ),
     })
-    .default({ mode: "safe", windowMaxHeldShare: 0.34, windowMarginFloorMs: 5_000 }),
+    .default({ mode: "safe", windowMarginFloorMs: 5_000 }),
   maxTasksPerWorker: z.number().int().min(1).optional(),
   requestTimeoutMs: durationMs.min(100).default(10_000),
   access: clusterAccessSchema.optional().describe("per-cluster override of slack access"),

@@ -20,6 +20,15 @@ import { type HttpAuth, redactUrl } from "./url-credentials.js";
 export interface ClusterReader {
   /** Never rejects because a worker is down (that is a value in the snapshot); rejects with the reason on abort. */
   read(signal?: AbortSignal): Promise<ClusterSnapshot>;
+  /**
+   * One worker alone, cheaply: its `GET /` (one call; no `/health`), and its metrics when `metrics` is set. For
+   * watching a restarted worker come back without reading the whole cluster. Optional: without it, callers read.
+   */
+  probe?(
+    worker: string,
+    options: { readonly metrics: boolean },
+    signal?: AbortSignal,
+  ): Promise<WorkerSnapshot>;
   stats(): ClusterReaderStats;
   close(): Promise<void>;
 }
@@ -171,19 +180,26 @@ export function createHttpClusterReader(options: HttpClusterReaderOptions): Clus
     }
   }
 
-  async function readRest(worker: WorkerEndpoint, signal: AbortSignal | undefined): Promise<RestResult> {
+  async function readVersion(
+    worker: WorkerEndpoint,
+    signal: AbortSignal | undefined,
+  ): Promise<Omit<RestResult, "health">> {
     const base = baseUrl(worker.url);
-    let version: string;
     try {
       const res = await client.getJson({ url: `${base}/`, ...(signal ? { signal } : {}) });
-      version = parseServerInfo(res.json, res.url).version;
+      return { reachable: true, error: null, version: parseServerInfo(res.json, res.url).version };
     } catch (err) {
       rethrowIfAborted(signal);
       const error = toAppError(err, ErrorCode.ConnectBadResponse);
       log?.debug({ err: error, workerId: workerIdOf(base) }, "worker unreachable");
-      return { reachable: false, error: error.message, version: null, health: "unknown" };
+      return { reachable: false, error: error.message, version: null };
     }
-    return { reachable: true, error: null, version, health: await readHealth(base, version, signal) };
+  }
+
+  async function readRest(worker: WorkerEndpoint, signal: AbortSignal | undefined): Promise<RestResult> {
+    const rest = await readVersion(worker, signal);
+    if (rest.version === null) return { ...rest, health: "unknown" };
+    return { ...rest, health: await readHealth(baseUrl(worker.url), rest.version, signal) };
   }
 
   async function readMetrics(
@@ -253,6 +269,25 @@ export function createHttpClusterReader(options: HttpClusterReaderOptions): Clus
         connectors: connectors.connectors,
         connectorsError: connectors.error,
       };
+    },
+    async probe(name, probeOptions, signal): Promise<WorkerSnapshot> {
+      rethrowIfAborted(signal);
+      const worker = options.workers.find((w) => w.name === name);
+      const base = { name, exactlyOnceSourceSupport: eos, metrics: null, health: "unknown" as const };
+      if (!worker)
+        return {
+          ...base,
+          url: "",
+          workerId: "",
+          reachable: false,
+          error: `${name} is not a configured worker`,
+          version: null,
+        };
+      const [version, metrics] = await Promise.all([
+        readVersion(worker, signal),
+        probeOptions.metrics ? readMetrics(worker, signal) : Promise.resolve(null),
+      ]);
+      return { ...base, url: worker.url, workerId: workerIdOf(worker.url), ...version, metrics };
     },
     stats: () => ({ httpCalls: client.calls(), lastReadHttpCalls, lastReadMs }),
     close: () => client.close(),

@@ -279,6 +279,16 @@ async function perform(ctx: RunContext, state: RolloutState, action: RolloutEffe
       const snapshot = await deps.reader.read(signal);
       return { kind: "cluster-read", now: deps.clock.now(), snapshot };
     }
+    case "probe-worker": {
+      if (action.afterMs > 0) await deps.clock.sleep(action.afterMs, signal);
+      const control = await pendingControl(ctx, state);
+      if (control) return control;
+      // A reader without a probe answers with a read of the whole cluster: `decide` takes either.
+      if (!deps.reader.probe)
+        return { kind: "cluster-read", now: deps.clock.now(), snapshot: await deps.reader.read(signal) };
+      const worker = await deps.reader.probe(action.worker, { metrics: action.metrics }, signal);
+      return { kind: "worker-probed", now: deps.clock.now(), worker };
+    }
     case "restart-worker": {
       // Contract with `decide`: a control fed in the `restarting` phase means the restart was NOT sent.
       const control = await pendingControl(ctx, state);

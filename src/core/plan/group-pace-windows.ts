@@ -1,55 +1,71 @@
 import type { PaceWindow } from "./plan-types.js";
+import type { WindowTiming } from "./window-timing.js";
 
 export interface WindowCandidate {
   readonly step: number;
   /** Only followers whose tasks are held by the delay (restart fits, group not eager) may share a window. */
   readonly windowable: boolean;
   readonly tasks: number;
+  /** The group leader, planned last: it may close the last window (its bounce hands the held tasks out at once). */
+  readonly isLeader?: boolean;
+  /** The leader's step may close a window (not eager, a delay to shorten, `leaderClosesLastWindow`). */
+  readonly mayClose?: boolean;
 }
 
 export interface WindowBounds {
   readonly totalTasks: number;
-  readonly delayMs: number;
-  readonly restartMs: number;
-  readonly marginMs: number;
+  /** The deadline bound of `windowTiming`: followers per window, timings. */
+  readonly timing: WindowTiming;
+  /** Largest share of all tasks held at once; 1 (the default) never binds. */
   readonly maxHeldShare: number;
 }
 
 /**
- * Pace `window` (CONNECT-FACTS §1.5): consecutive followers restarted inside one delay window, each once the previous
- * has rejoined. Bounds: held share ≤ `maxHeldShare`, and k restarts end before the deadline (restart × k < delay −
- * margin). Only groups of two or more steps are returned; other steps run alone.
+ * Pace `window`: consecutive followers restarted inside one delay window, each once the previous
+ * has rejoined, filled greedily up to k* followers (`windowTiming`: the last of them is back `marginMs` before the
+ * deadline) and, when set, up to the held-share cap. The leader, when `mayClose`, closes the window of the followers
+ * just before it (or forms one with the last follower): it is restarted once they are back, and the new leader hands
+ * every held task out at once instead of at the deadline. Only groups of two or more steps are returned.
  */
 export function groupPaceWindows(candidates: readonly WindowCandidate[], bounds: WindowBounds): PaceWindow[] {
+  const { timing } = bounds;
   const windows: PaceWindow[] = [];
   let group: WindowCandidate[] = [];
-  const flush = () => {
-    if (group.length >= 2) {
+  const flush = (leader: WindowCandidate | null) => {
+    const members = leader ? [...group, leader] : group;
+    if (members.length >= 2) {
+      const followers = group.length;
       windows.push({
-        steps: group.map((c) => c.step),
+        steps: members.map((c) => c.step),
         predictedHeldShare: heldShare(group, bounds.totalTasks),
-        predictedDeadlineMs: bounds.delayMs,
+        predictedDeadlineMs: leader ? followers * timing.stepMs : timing.delayMs,
+        closedByLeader: leader !== null,
       });
     }
     group = [];
   };
   for (const c of candidates) {
-    if (!c.windowable) {
-      flush();
+    if (c.isLeader === true) {
+      // The leader closes the followers' window just before it (its stop hands their tasks out at once).
+      if (c.mayClose === true && group.length > 0) flush(c);
+      else flush(null);
+      continue;
+    }
+    if (!c.windowable || timing.followersPerWindow < 1) {
+      flush(null);
       continue;
     }
     const next = [...group, c];
-    const fitsTime = bounds.restartMs * next.length < bounds.delayMs - bounds.marginMs;
+    const fitsTime = next.length <= timing.followersPerWindow;
     const fitsShare = heldShare(next, bounds.totalTasks) <= bounds.maxHeldShare;
     if (fitsTime && fitsShare) {
       group = next;
     } else {
-      flush();
-      const alone = bounds.restartMs < bounds.delayMs - bounds.marginMs;
-      group = alone && heldShare([c], bounds.totalTasks) <= bounds.maxHeldShare ? [c] : [];
+      flush(null);
+      group = heldShare([c], bounds.totalTasks) <= bounds.maxHeldShare ? [c] : [];
     }
   }
-  flush();
+  flush(null);
   return windows;
 }
 

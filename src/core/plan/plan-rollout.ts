@@ -17,6 +17,7 @@ import {
 import { findProtocolFindings } from "./protocol-findings.js";
 import { resolveLeader } from "./resolve-leader.js";
 import { resolvePlanPolicy } from "./resolve-plan-policy.js";
+import { windowTiming } from "./window-timing.js";
 import { findWorkerFindings } from "./worker-findings.js";
 
 const WINDOW_NOTE =
@@ -61,6 +62,7 @@ export function planRollout(snapshot: ClusterSnapshot, target: RolloutTarget, po
     };
   };
   const safeCosts = order.ordered.map((_, i) => predictStepCost(costInput(i)));
+  const timing = windowTiming(p, delay.analysis.delayMs);
   const windows: PaceWindow[] =
     p.pace === "window"
       ? groupPaceWindows(
@@ -71,22 +73,28 @@ export function planRollout(snapshot: ClusterSnapshot, target: RolloutTarget, po
               !(order.ordered[i]?.isLeader ?? true) &&
               delay.analysis.restartFitsInDelay,
             tasks: costInput(i).tasks,
+            isLeader: order.ordered[i]?.isLeader ?? false,
+            mayClose:
+              p.leaderClosesLastWindow &&
+              i === order.ordered.length - 1 &&
+              c.disruption === "leader" &&
+              delay.analysis.delayMs > 0,
           })),
-          {
-            totalTasks,
-            delayMs: delay.analysis.delayMs,
-            restartMs: p.expectedRestartMs,
-            marginMs: p.windowMarginMs,
-            maxHeldShare: p.windowMaxHeldShare,
-          },
+          { totalTasks, timing, maxHeldShare: p.windowMaxHeldShare },
         )
       : [];
   const windowOf = (step: number) => windows.findIndex((w) => w.steps.includes(step));
   const costs: StepCost[] = safeCosts.map((safe, i) => {
     const w = windows[windowOf(i + 1)];
-    if (!w) return safe;
+    if (!w || safe.disruption !== "held") return safe;
     const position = w.steps.indexOf(i + 1);
-    return predictStepCost(costInput(i, delay.analysis.delayMs - position * p.expectedRestartMs));
+    const followers = w.closedByLeader === true ? w.steps.length - 1 : w.steps.length;
+    // Held until the deadline, or (a window the leader closes) until the leader's stop.
+    const heldMs =
+      w.closedByLeader === true
+        ? (followers - position) * timing.stepMs
+        : delay.analysis.delayMs - position * timing.stepMs;
+    return predictStepCost(costInput(i, heldMs));
   });
 
   const steps: PlanStep[] = order.ordered.map((o, i) => {
@@ -141,7 +149,14 @@ export function planRollout(snapshot: ClusterSnapshot, target: RolloutTarget, po
   const safeWall = safeCosts.reduce((acc, c) => acc + c.wallMs, 0);
   const windowWall =
     safeCosts.reduce((acc, c, i) => acc + (windowOf(i + 1) >= 0 ? 0 : c.wallMs), 0) +
-    windows.length * (delay.analysis.delayMs + REBALANCE_ALLOWANCE_MS + SETTLE_ALLOWANCE_MS);
+    windows.reduce(
+      (acc, w) =>
+        acc +
+        (w.closedByLeader === true
+          ? (w.steps.length - 1) * timing.stepMs + (safeCosts[(w.steps.at(-1) ?? 1) - 1]?.wallMs ?? 0)
+          : delay.analysis.delayMs + REBALANCE_ALLOWANCE_MS + SETTLE_ALLOWANCE_MS),
+      0,
+    );
   return {
     cluster: snapshot.cluster,
     target,
@@ -179,8 +194,17 @@ function costReasons(cost: StepCost, window: PaceWindow | undefined, delayMs: nu
         : "its restart outlasts the delay: its tasks go to the survivors at the deadline and part move back",
     );
   } else if (cost.disruption === "held" && delayMs > 0) {
-    reasons.push(`its tasks stay down until the delay expires (about ${formatDuration(cost.downtimeMs)})`);
+    reasons.push(
+      window?.closedByLeader === true
+        ? `its tasks stay down until the leader's stop hands them out (about ${formatDuration(cost.downtimeMs)})`
+        : `its tasks stay down until the delay expires (about ${formatDuration(cost.downtimeMs)})`,
+    );
   }
-  if (window) reasons.push(`restarted in one delay window with steps ${window.steps.join(", ")}`);
+  if (window && cost.disruption === "leader")
+    reasons.push(
+      `closes the delay window of steps ${window.steps.slice(0, -1).join(", ")}: restarted once they are back, still last`,
+    );
+  else if (window) reasons.push(`restarted in one delay window with steps ${window.steps.join(", ")}`);
   return reasons;
 }
+

@@ -31,10 +31,22 @@ export interface PlanPolicy {
   /** Declared worker `exactly.once.source.support` (used when the snapshot does not say). */
   readonly exactlyOnceSourceSupport?: ExactlyOnceSourceSupport | null;
   readonly pace?: RolloutPace;
-  /** Pace `window`: the largest share of all tasks held at once (default 0.34). */
-  readonly windowMaxHeldShare?: number;
-  /** Pace `window`: the last restart of a window must end this long before the deadline (default 30000). */
-  readonly windowMarginMs?: number;
+  /** Pace `window`: an optional cap on the share of all tasks held at once (default 1: never binds). */
+  readonly windowMaxHeldShare?: number | undefined;
+  /**
+   * Pace `window`: the floor of the margin by which a window's last follower must be back before the deadline; the
+   * margin is `restartJitter` × the expected restart plus this floor (default 5000).
+   */
+  readonly windowMarginFloorMs?: number | undefined;
+  /** Relative jitter of a restart, e.g. 0.1 = ±10 % (default 0.1): part of the window margin. */
+  readonly restartJitter?: number | undefined;
+  /** Pace `window`: how often the restarted worker alone is probed inside a window (default 1000). */
+  readonly windowProbeIntervalMs?: number | undefined;
+  /**
+   * Pace `window`: the leader, still last and its own step and gate, is restarted as the closing member of the last
+   * window, once its followers are back; the new leader hands their held tasks out at once (default true).
+   */
+  readonly leaderClosesLastWindow?: boolean | undefined;
   /** `session.timeout.ms` (default 10000). */
   readonly sessionTimeoutMs?: number;
 }
@@ -48,7 +60,10 @@ export interface ResolvedPlanPolicy {
   readonly exactlyOnceSourceSupport: ExactlyOnceSourceSupport | null;
   readonly pace: RolloutPace;
   readonly windowMaxHeldShare: number;
-  readonly windowMarginMs: number;
+  readonly windowMarginFloorMs: number;
+  readonly restartJitter: number;
+  readonly windowProbeIntervalMs: number;
+  readonly leaderClosesLastWindow: boolean;
   readonly sessionTimeoutMs: number;
 }
 
@@ -129,8 +144,10 @@ export interface PaceWindow {
   readonly steps: readonly number[];
   /** Share (0..1) of all tasks held at once at the end of the window. */
   readonly predictedHeldShare: number;
-  /** Time from the window's first stop to its deadline (when the held tasks come back). */
+  /** Time from the window's first stop to when the held tasks come back (the deadline, or the leader's stop). */
   readonly predictedDeadlineMs: number;
+  /** The leader closes this window: its stop, not the deadline, hands the held tasks out. */
+  readonly closedByLeader?: boolean;
 }
 
 export interface PlanTotals {

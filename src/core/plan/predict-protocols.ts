@@ -14,7 +14,7 @@ export interface ProtocolStep {
   readonly after: ConnectProtocol | null;
   /**
    * The worst protocol any rebalance of the step runs. Eager when the group is eager before, during or after the
-   * step: the first cooperative rebalance after an eager generation still stops every task (CONNECT-FACTS §3.3).
+   * step: the first cooperative rebalance after an eager generation still stops every task.
    */
   readonly exposure: ConnectProtocol | null;
 }

@@ -1,7 +1,10 @@
 import type { Finding, StepWindow } from "./plan-types.js";
 import type { ProtocolForecast } from "./predict-protocols.js";
 
-/** Findings about the protocol the group will negotiate during the rollout (CONNECT-FACTS §3). */
+/**
+ * Findings about the protocol the group will negotiate during the rollout
+ * (docs/connect-behaviour.md#protocol-negotiation).
+ */
 export function findProtocolFindings(forecast: ProtocolForecast): Finding[] {
   const findings: Finding[] = [];
   if (forecast.unknown.length > 0) {

@@ -1,10 +1,14 @@
 import { formatDuration } from "../format-duration.js";
 import { planRollout } from "../plan/plan-rollout.js";
 import type { Plan, RolloutTarget } from "../plan/plan-types.js";
+import { replanWindows } from "../plan/replan-windows.js";
+import { resolveLeader } from "../plan/resolve-leader.js";
+import { resolvePlanPolicy } from "../plan/resolve-plan-policy.js";
+import { fitsBeforeDeadline, windowTiming } from "../plan/window-timing.js";
 import { captureBaseline } from "../settle/capture-baseline.js";
 import { evaluateSettle } from "../settle/evaluate-settle.js";
 import type { Baseline, GateReason } from "../settle/settle-types.js";
-import type { ClusterSnapshot } from "../snapshot.js";
+import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
 import { versionMatches } from "../version.js";
 import {
   type ApprovalKind,
@@ -159,6 +163,7 @@ export function decide(state: RolloutState, input: RolloutInput): Transition {
   if (input.kind === "approval-decided")
     return onDecision(s, input.approvalId, input.decision, input.by, now);
 
+  if (input.kind === "worker-probed") return onProbed(s, input.worker, now);
   if (input.kind === "cluster-read") {
     const tracked = trackDisruption(s.track, input.snapshot);
     s = { ...s, track: tracked.track };
@@ -188,7 +193,7 @@ export function decide(state: RolloutState, input: RolloutInput): Transition {
       state: s,
       effects: [
         emit({ kind: "restart-issued", step: step.step, worker: step.worker, detail: input.detail }),
-        { kind: "read-cluster", afterMs: backPollMs(s, step) },
+        watchBack(s, step),
       ],
     };
   }
@@ -342,7 +347,7 @@ function eagerWindowStart(s: RolloutState, worker: string): number | null {
 
 /**
  * The window (see `RolloutState.openWindow`) the worker's step belongs to: its eager window first (crossed promptly,
- * CONNECT-FACTS §3.3 and §10), else its pace window; null when the step runs on its own.
+ * docs/connect-behaviour.md#leaving-eager), else its pace window; null when the step runs on its own.
  */
 function windowKeyOf(s: RolloutState, worker: string): string | null {
   const planStep = s.plan?.steps.find((p) => p.worker === worker);
@@ -352,16 +357,28 @@ function windowKeyOf(s: RolloutState, worker: string): string | null {
   return planStep.window === null ? null : `pace:${planStep.window}`;
 }
 
+/** The window timing of this rollout: the same numbers as the plan's (`windowTiming`). */
+function timingOf(s: RolloutState) {
+  return windowTiming(resolvePlanPolicy(s.settings.planPolicy), s.settings.delayMs);
+}
+
 /**
- * True when the next worker can be restarted now instead of waiting for the gate: the worker is back, the next step
- * belongs to the same window, and (pace windows) it can be back before the window's deadline.
+ * Whether the next worker can be restarted now instead of waiting for the gate: `continue` when the worker is back,
+ * the next step belongs to the same window and (pace windows) can be back `marginMs` before the deadline, or is the
+ * leader closing the window; `cut-short` when only the deadline stops it (the rest is grouped again); `gate`
+ * otherwise.
  */
-function continuesWindow(s: RolloutState, step: StepRecord, snapshot: ClusterSnapshot, now: number): boolean {
+function windowContinuation(
+  s: RolloutState,
+  step: StepRecord,
+  snapshot: ClusterSnapshot,
+  now: number,
+): "continue" | "cut-short" | "gate" {
   const open = s.openWindow;
   const key = windowKeyOf(s, step.worker);
-  if (!open || key === null || open.index !== key) return false;
+  if (!open || key === null || open.index !== key) return "gate";
   const next = stepAt(s, step.step + 1);
-  if (next?.status !== "pending" || windowKeyOf(s, next.worker) !== key) return false;
+  if (next?.status !== "pending" || windowKeyOf(s, next.worker) !== key) return "gate";
   // The next worker already runs the target: it would be skipped, so the window's gate must run now.
   const nextWorker = snapshot.workers.find((w) => w.name === next.worker);
   if (
@@ -369,11 +386,12 @@ function continuesWindow(s: RolloutState, step: StepRecord, snapshot: ClusterSna
     nextWorker?.version &&
     versionMatches(nextWorker.version, s.target.version)
   )
-    return false;
-  if (s.target.kind === "restart" && startedSince(nextWorker, s.target.since ?? s.startedAt)) return false;
-  if (open.deadline === null) return true;
-  const marginMs = s.settings.planPolicy.windowMarginMs ?? 30_000;
-  return now + s.settings.expectedRestartMs + marginMs < open.deadline;
+    return "gate";
+  if (s.target.kind === "restart" && startedSince(nextWorker, s.target.since ?? s.startedAt)) return "gate";
+  // The leader closing the window: its stop hands the held tasks out at once, whatever the deadline.
+  const leader = resolveLeader(snapshot);
+  if (open.deadline === null || (leader.kind === "known" && leader.worker === next.worker)) return "continue";
+  return fitsBeforeDeadline(timingOf(s), now, open.deadline) ? "continue" : "cut-short";
 }
 
 function beforeStep(
@@ -507,7 +525,7 @@ function beforeStep(
         step: stepNo,
         prompt: `Restarting ${step.worker} enters a mixed-version window in which the group runs the eager protocol: every rebalance stops every task in ${s.cluster}. Proceed?`,
         details: [
-          "Workers older than 2.3 (or with connect.protocol=eager) only speak the eager protocol; the group negotiates eager until the last of them leaves (CONNECT-FACTS §3).",
+          "Workers older than 2.3 (or with connect.protocol=eager) only speak the eager protocol; the group negotiates eager until the last of them leaves (see docs/connect-behaviour.md#protocol-negotiation).",
           "Finish this window promptly: every rebalance inside it is stop-the-world.",
         ],
         options: ["approve", "abort"],
@@ -580,12 +598,11 @@ function startedSince(worker: ClusterSnapshot["workers"][number] | undefined, at
 function isBack(
   s: RolloutState,
   step: StepRecord,
-  snapshot: ClusterSnapshot,
+  w: WorkerSnapshot | undefined,
   seenDown: boolean,
   since: number,
   now: number,
 ): boolean {
-  const w = snapshot.workers.find((x) => x.name === step.worker);
   if (!w?.reachable) return false;
   if (s.target.kind === "upgrade") return w.version !== null && versionMatches(w.version, s.target.version);
   return seenDown || startedSince(w, step.restartIssuedAt) || now - since >= s.settings.expectedRestartMs;
@@ -612,8 +629,37 @@ function onWaitingBack(
   const seen = observeWorker(s, phase, snapshot);
   if (!seen) return stay(s);
   const { step, worker: w, seenDown } = seen;
-  if (isBack(s, step, snapshot, seenDown, phase.since, now))
+  if (isBack(s, step, w, seenDown, phase.since, now))
     return workerBack(s, step, phase.baseline, snapshot, now);
+  return notBackYet(s, phase, step, w, seenDown, now);
+}
+
+/**
+ * A probe of the restarted worker alone: once it looks back, the whole cluster is read (the window's next step and
+ * the gate need it); until then, the next probe.
+ */
+function onProbed(s: RolloutState, worker: WorkerSnapshot, now: number): Transition {
+  const phase = s.phase;
+  if (phase.kind !== "waiting-back") return stay(s);
+  const step = stepAt(s, phase.step);
+  if (!step || step.worker !== worker.name) return stay(s);
+  const seenDown = phase.seenDown || !worker.reachable;
+  if (isBack(s, step, worker, seenDown, phase.since, now))
+    return {
+      state: { ...s, phase: { ...phase, seenDown } },
+      effects: [{ kind: "read-cluster", afterMs: 0 }],
+    };
+  return notBackYet(s, phase, step, worker, seenDown, now);
+}
+
+function notBackYet(
+  s: RolloutState,
+  phase: Extract<Phase, { kind: "waiting-back" }>,
+  step: StepRecord,
+  w: WorkerSnapshot | undefined,
+  seenDown: boolean,
+  now: number,
+): Transition {
   if (now - phase.since > s.settings.backTimeoutMs) {
     return ask(
       { ...s, phase: { ...phase, seenDown } },
@@ -632,20 +678,38 @@ function onWaitingBack(
       { kind: "settling", step: step.step, baseline: phase.baseline },
     );
   }
-  return {
-    state: { ...s, phase: { ...phase, seenDown } },
-    effects: [{ kind: "read-cluster", afterMs: backPollMs(s, step) }],
-  };
+  return { state: { ...s, phase: { ...phase, seenDown } }, effects: [watchBack(s, step)] };
 }
 
 /**
  * How often to look for a restarted worker. Inside an eager window every rebalance stops every task, so the next
  * worker should follow as soon as the previous one is back, before the tasks it got start and are stopped again:
- * poll ten times as often there (but not more often than every 0.5 s). Elsewhere the normal interval.
+ * poll ten times as often there (but not more often than every 0.5 s). Inside a pace window every second a worker
+ * is seen late is taken from the window's room before the deadline: the probe interval (default 1 s). Elsewhere the
+ * normal interval.
  */
-function backPollMs(s: RolloutState, step: StepRecord): number {
-  const eager = windowKeyOf(s, step.worker)?.startsWith("eager:") === true;
-  return eager ? Math.max(500, Math.round(s.settings.pollIntervalMs / 10)) : s.settings.pollIntervalMs;
+export function backPollMs(s: RolloutState, step: StepRecord): number {
+  const key = windowKeyOf(s, step.worker);
+  if (key?.startsWith("eager:") === true) return Math.max(500, Math.round(s.settings.pollIntervalMs / 10));
+  if (key?.startsWith("pace:") === true)
+    return Math.min(
+      s.settings.pollIntervalMs,
+      resolvePlanPolicy(s.settings.planPolicy).windowProbeIntervalMs,
+    );
+  return s.settings.pollIntervalMs;
+}
+
+/**
+ * The next look at a restarted worker: a probe of that worker alone (one `GET /`, plus its metrics for a plain
+ * restart, whose proof is the process start time), not a read of the whole cluster.
+ */
+function watchBack(s: RolloutState, step: StepRecord): RolloutEffect {
+  return {
+    kind: "probe-worker",
+    worker: step.worker,
+    afterMs: backPollMs(s, step),
+    metrics: s.target.kind === "restart",
+  };
 }
 
 function workerBack(
@@ -670,7 +734,22 @@ function workerBack(
     version: w?.version ?? null,
     restartMs,
   });
-  if (continuesWindow(next, step, snapshot, now)) {
+  const continuation = windowContinuation(next, step, snapshot, now);
+  if (continuation === "cut-short" && next.plan) {
+    // Cut short by the deadline: this window ends with this worker (its gate waits for the deadline), and the
+    // workers still to go are grouped again into windows of their own instead of each waiting a full delay alone.
+    const remaining = next.steps
+      .filter((x) => x.step > step.step && x.status === "pending")
+      .map((x) => x.worker);
+    const replanned: RolloutState = {
+      ...updateStep(next, step.step, {
+        note: `the next worker would not be back before the window's deadline: the window ends here and ${remaining.length} remaining worker(s) are grouped again`,
+      }),
+      plan: replanWindows(next.plan, next.settings.planPolicy, remaining),
+    };
+    return gateAfterBack(replanned, step, baseline, snapshot, now, back);
+  }
+  if (continuation === "continue") {
     const note =
       "rejoined inside the scheduled-delay window; the settle gate runs once the window's last worker is back";
     const done = updateStep(next, step.step, {
@@ -685,8 +764,19 @@ function workerBack(
       emit({ kind: "step-settled", step: step.step, worker: step.worker, measurements }),
     ]);
   }
+  return gateAfterBack(next, step, baseline, snapshot, now, back);
+}
+
+function gateAfterBack(
+  s: RolloutState,
+  step: StepRecord,
+  baseline: Baseline,
+  snapshot: ClusterSnapshot,
+  now: number,
+  back: RolloutEffect,
+): Transition {
   const settling: RolloutState = {
-    ...next,
+    ...s,
     phase: { kind: "settling", step: step.step, baseline, polls: [], askSlowAfter: null },
   };
   const t = onSettling(settling, settling.phase as Extract<Phase, { kind: "settling" }>, snapshot, now);
@@ -705,11 +795,7 @@ function onVerifying(
   // A process that started after the restart was issued confirms it as surely as seeing the worker down.
   const seenDown = seen.seenDown || startedSince(w, step.restartIssuedAt);
   const baseline = phase.baseline;
-  if (
-    baseline &&
-    isBack(s, step, snapshot, seenDown, phase.since, now) &&
-    (s.target.kind === "upgrade" || seenDown)
-  )
+  if (baseline && isBack(s, step, w, seenDown, phase.since, now) && (s.target.kind === "upgrade" || seenDown))
     return workerBack(s, step, baseline, snapshot, now);
   if (baseline && seenDown) {
     // It went down: the restart is confirmed. Wait for it like any restart (backTimeoutMs, then slow-gate), never

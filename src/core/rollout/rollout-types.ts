@@ -1,6 +1,6 @@
 import type { Plan, PlanPolicy, RolloutTarget } from "../plan/plan-types.js";
 import type { Baseline, GatePolicy, GateReason } from "../settle/settle-types.js";
-import type { ClusterSnapshot } from "../snapshot.js";
+import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
 
 /**
  * The rollout state machine's vocabulary. `decide(state, input)` (decide.ts) is pure: it returns the next state and
@@ -110,6 +110,8 @@ export interface DisruptionTrack {
   readonly lastWorker: Readonly<Record<string, string>>;
   /** Tasks not RUNNING (or only stale RUNNING) at the last poll. */
   readonly down: readonly string[];
+  /** The group ran eager at the last poll (absent in checkpoints written before this field existed). */
+  readonly eager?: boolean;
 }
 
 export type Phase =
@@ -242,7 +244,9 @@ export type RolloutInput =
       readonly action: "pause" | "resume" | "abort";
       readonly by: string;
     }
-  | { readonly kind: "taken-over"; readonly now: number; readonly owner: string };
+  | { readonly kind: "taken-over"; readonly now: number; readonly owner: string }
+  /** What a `probe-worker` saw of the restarted worker alone (a runner without a probe sends `cluster-read`). */
+  | { readonly kind: "worker-probed"; readonly now: number; readonly worker: WorkerSnapshot };
 
 /** Notable happenings, for the Slack thread, `run` output and the audit log (past tense). */
 export type RolloutEvent =
@@ -298,6 +302,16 @@ export type RolloutEvent =
 export type RolloutEffect =
   | { readonly kind: "emit"; readonly event: RolloutEvent }
   | { readonly kind: "read-cluster"; readonly afterMs: number }
+  /**
+   * Look at one worker only (its `GET /`, and its metrics when `metrics`): how a restarted worker is watched until it
+   * is back, instead of reading the whole cluster. Answered by `worker-probed` (or by `cluster-read`).
+   */
+  | {
+      readonly kind: "probe-worker";
+      readonly worker: string;
+      readonly afterMs: number;
+      readonly metrics: boolean;
+    }
   | {
       readonly kind: "restart-worker";
       readonly step: number;

@@ -195,8 +195,13 @@ describe("planRollout: pace window", () => {
       .build();
   };
 
-  it("groups consecutive followers within the held share and keeps the leader alone", () => {
-    const plan = planRollout(sixWorkers(), upgrade("3.7.1"), { ...policy, pace: "window" });
+  it("with the optional held-share cap and leaderClosesLastWindow off: capped windows, the leader alone", () => {
+    const plan = planRollout(sixWorkers(), upgrade("3.7.1"), {
+      ...policy,
+      pace: "window",
+      windowMaxHeldShare: 0.34,
+      leaderClosesLastWindow: false,
+    });
     expect(plan.windows.map((w) => w.steps)).toEqual([
       [1, 2],
       [3, 4],
@@ -209,16 +214,17 @@ describe("planRollout: pace window", () => {
     expect(plan.totals.predictedWallMs.window).toBeLessThan(plan.totals.predictedWallMs.safe);
   });
 
-  it("bounds a window by the deadline: restart × k < delay − margin", () => {
+  it("bounds a window by the deadline: k* = 1 + ⌊(D − r̂ − m)/s⌋ followers; the leader closes the last one", () => {
+    // D 300 s, r̂ 100 s, m = 10 % × 100 s + 5 s, s = 101 s: k* = 1 + ⌊185/101⌋ = 2
     const plan = planRollout(sixWorkers(), upgrade("3.7.1"), {
       ...policy,
       pace: "window",
-      windowMaxHeldShare: 1,
       expectedRestartMs: 100_000,
     });
-    expect(plan.windows.map((w) => w.steps)).toEqual([
-      [1, 2],
-      [3, 4],
+    expect(plan.windows.map((w) => [w.steps, w.closedByLeader])).toEqual([
+      [[1, 2], false],
+      [[3, 4], false],
+      [[5, 6], true],
     ]);
   });
 

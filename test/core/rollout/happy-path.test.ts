@@ -33,8 +33,8 @@ describe("decide: happy path, 3 workers 3.6.1 → 3.7.1, leader last", () => {
     rollFollower(d, "worker-1", 0);
     expect(d.lines).toEqual([
       "read → rollout-planned, step-started | restart-worker(worker-1)",
-      "accepted → restart-issued | read-cluster(10000)",
-      "read → - | read-cluster(10000)",
+      "accepted → restart-issued | probe-worker(worker-1, 10000)",
+      "read → - | probe-worker(worker-1, 10000)",
       "read → worker-back, gate-waiting | read-cluster(10000)",
       "read → gate-waiting | read-cluster(10000)",
       "read → step-settled | read-cluster(0)",

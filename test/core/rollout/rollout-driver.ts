@@ -47,6 +47,17 @@ export class RolloutDriver {
     return this.feed({ kind: "cluster-read", now, snapshot: cluster.copy().at(now).build() }, "read");
   }
 
+  /** A probe of `worker` alone, as the cluster `cluster` shows it at `now`. */
+  probed(now: number, cluster: ClusterSnapshotBuilder, worker: string): this {
+    const seen = cluster
+      .copy()
+      .at(now)
+      .build()
+      .workers.find((w) => w.name === worker);
+    if (!seen) throw new Error(`probed: no ${worker} in the cluster`);
+    return this.feed({ kind: "worker-probed", now, worker: seen }, "probe");
+  }
+
   /** The executor accepted the restart of the step in flight (or of `step`). */
   accepted(now: number, step = this.inFlightStep()): this {
     return this.feed({ kind: "restart-accepted", now, step, detail: `restart ${step} accepted` }, "accepted");
@@ -111,6 +122,8 @@ function describeAction(e: RolloutEffect): string {
   switch (e.kind) {
     case "read-cluster":
       return `read-cluster(${e.afterMs})`;
+    case "probe-worker":
+      return `probe-worker(${e.worker}, ${e.afterMs})`;
     case "restart-worker":
       return `restart-worker(${e.worker})`;
     case "await-approval":
