@@ -10,7 +10,10 @@ const COMMANDS: readonly (readonly [string, string])[] = [
     "plan <cluster> <version|restart>",
     "dry run: order, leader, protocol per step, eager windows, predicted disruption",
   ],
-  ["status [cluster]", "every cluster (rollout, lock, last result, next window) or one cluster's rollout and lock"],
+  [
+    "status [cluster]",
+    "every cluster (rollout, lock, last result, next window) or one cluster's rollout and lock",
+  ],
   ["abort <cluster>", "stop the rollout before the next restart"],
   ["pause <cluster>", "pause before the next restart"],
   ["resume <cluster>", "resume a paused rollout"],
