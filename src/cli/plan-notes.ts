@@ -38,7 +38,7 @@ export function planNotes(plan: Plan, policy: PlanPolicy, delayMs: number): Find
       out.push({
         severity: "warn",
         code: "downgrade",
-        message: `This is a downgrade: ${older.map((s) => `${s.worker} runs ${s.fromVersion}`).join(", ")}, the target is ${plan.target.version}. Make sure that is intended and that the target's release notes allow it; a downgrade to a version that speaks only eager (before 2.3) duplicates tasks (KAFKA-13816, CONNECT-FACTS §3).`,
+        message: `This is a downgrade: ${older.map((s) => `${s.worker} runs ${s.fromVersion}`).join(", ")}, the target is ${plan.target.version}. Make sure that is intended and that the target's release notes allow it; a downgrade to a version that speaks only eager (before 2.3) duplicates tasks (KAFKA-13816; see docs/connect-behaviour.md#downgrades).`,
       });
   }
   return out;

@@ -1,6 +1,9 @@
 /** When the Connect client tries again, and how long it waits. */
 
-/** A rebalance in progress: Connect answers 409 on forwarded paths and 500 on local ones (CONNECT-FACTS §6.1). */
+/**
+ * A rebalance in progress: Connect answers 409 on forwarded paths and 500 on local ones
+ * (docs/connect-behaviour.md#the-rest-api).
+ */
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([409, 500]);
 /** Statuses a caller may sensibly try again later (the `retryable` flag of `connect/http-status`). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 409, 429, 500, 502, 503, 504]);

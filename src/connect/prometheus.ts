@@ -2,8 +2,9 @@ import type { ConnectProtocol } from "../core/protocol.js";
 import type { WorkerMetrics } from "../core/snapshot.js";
 
 /**
- * The Prometheus text exposition format (version 0.0.4, plus what OpenMetrics adds that a JMX exporter may emit),
- * and the worker metrics we read from it with the names Strimzi's JMX exporter config produces (CONNECT-FACTS §5.2).
+ * The Prometheus text exposition format (version 0.0.4, plus what OpenMetrics adds that a JMX exporter may emit), and
+ * the worker metrics we read from it with the names Strimzi's JMX exporter config produces
+ * (docs/connect-behaviour.md#metrics).
  */
 
 export interface PrometheusSample {
@@ -164,7 +165,7 @@ export function parsePrometheusText(text: string): PrometheusText {
   return { samples, help, types, errors };
 }
 
-/** Metric names of CONNECT-FACTS §5.2. */
+/** The series names we read (docs/connect-behaviour.md#metrics). */
 export const WORKER_METRIC_NAMES = {
   protocol: "kafka_connect_worker_rebalance_connect_protocol",
   leaderName: "kafka_connect_worker_rebalance_leader_name",
@@ -236,7 +237,7 @@ export function metricsFromPrometheus(samples: readonly PrometheusSample[]): Wor
     epoch: finiteCount(singleValue(samples, n.epoch)),
     rebalancing: rebalancing === null ? null : rebalancing !== 0,
     completedRebalances: finiteCount(singleValue(samples, n.completedRebalances)),
-    // +Inf before the first rebalance (CONNECT-FACTS §5.1): kept, it means "never".
+    // +Inf before the first rebalance: kept, it means "never".
     timeSinceLastRebalanceMs: sinceLast !== null && sinceLast >= 0 ? sinceLast : null,
     connectorCount: finiteCount(singleValue(samples, n.connectorCount)),
     taskCount: finiteCount(singleValue(samples, n.taskCount)),

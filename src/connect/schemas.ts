@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AppError, ErrorCode } from "../core/errors.js";
 import type { ConnectorState, ConnectorType, TaskState, WorkerHealth } from "../core/snapshot.js";
 
-/** zod schemas of the Connect REST answers we read (CONNECT-FACTS §6.1), and their parsers. */
+/** zod schemas of the Connect REST answers we read (docs/connect-behaviour.md#the-rest-api), and their parsers. */
 
 const TASK_STATES: readonly TaskState[] = ["RUNNING", "PAUSED", "FAILED", "UNASSIGNED", "RESTARTING"];
 const CONNECTOR_STATES: readonly ConnectorState[] = [...TASK_STATES, "STOPPED"];

@@ -1,6 +1,9 @@
 import { atLeast, parseKafkaVersion } from "./version.js";
 
-/** The Connect group sub-protocols, in our names; Kafka calls eager "default" (CONNECT-FACTS §3.1). */
+/**
+ * The Connect group sub-protocols, in our names; Kafka calls eager "default"
+ * (docs/connect-behaviour.md#protocol-negotiation).
+ */
 export type ConnectProtocol = "eager" | "compatible" | "sessioned";
 
 /** What a worker is configured with; `null` means "the version's default". */
@@ -23,7 +26,7 @@ export interface ProtocolSupport {
 const MAX_KNOWN_MAJOR = 4;
 
 /**
- * CONNECT-FACTS §3.1: ≤2.2 → default only; 2.3 → compatible (default) or eager; 2.4+ → sessioned (default),
+ * ≤2.2 → default only; 2.3 → compatible (default) or eager; 2.4+ → sessioned (default),
  * compatible or eager. `connect.protocol=eager` always advertises only `default`.
  */
 export function protocolSupport(version: string, setting: ConnectProtocolSetting): ProtocolSupport {
@@ -38,9 +41,9 @@ export function protocolSupport(version: string, setting: ConnectProtocolSetting
 }
 
 /**
- * The broker's choice (CONNECT-FACTS §3.2): candidates are the protocols every member supports; each member votes
- * for its first candidate; most votes wins. With Connect's ordering this is the highest common protocol.
- * Returns null for an empty group.
+ * The broker's choice (docs/connect-behaviour.md#protocol-negotiation): candidates are the protocols every member
+ * supports; each member votes for its first candidate; most votes wins. With Connect's ordering this is the highest
+ * common protocol. Returns null for an empty group.
  */
 export function negotiateProtocol(members: readonly (readonly ConnectProtocol[])[]): ConnectProtocol | null {
   if (members.length === 0) return null;

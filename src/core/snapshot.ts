@@ -50,7 +50,10 @@ export interface WorkerSnapshot {
 export interface TaskSnapshot {
   readonly id: number;
   readonly state: TaskState;
-  /** `host:port` from the status store; may be stale after a crash (CONNECT-FACTS §6.2). */
+  /**
+   * `host:port` from the status store; may be stale after a crash
+   * (docs/connect-behaviour.md#stale-running-after-a-crash).
+   */
   readonly workerId: string | null;
   readonly trace: string | null;
 }

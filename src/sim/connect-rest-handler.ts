@@ -6,8 +6,8 @@ import { renderWorkerMetrics } from "./prometheus-metrics.js";
 import type { WorkerFaults } from "./sim-types.js";
 
 /**
- * One simulated worker's Connect REST API and `/metrics` (CONNECT-FACTS §5, §6.1): shapes, status codes by
- * version, 409/500 during a rebalance, and the injected faults (error status, hang).
+ * One simulated worker's Connect REST API and `/metrics` (docs/connect-behaviour.md#the-rest-api, #metrics): shapes,
+ * status codes by version, 409/500 during a rebalance, and the injected faults (error status, hang).
  */
 export interface ConnectRestHandlerOptions {
   readonly worker: string;

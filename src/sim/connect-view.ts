@@ -17,7 +17,10 @@ import {
   stopTasks,
 } from "./worker-runtime.js";
 
-/** The data behind the simulated Connect REST API and metrics (CONNECT-FACTS §5, §6), read from the model. */
+/**
+ * The data behind the simulated Connect REST API and metrics (docs/connect-behaviour.md#the-rest-api, #metrics), read
+ * from the model.
+ */
 export interface StateEntryJson {
   readonly state: string;
   readonly worker_id: string;
@@ -176,7 +179,7 @@ export function createConnectView(ctx: SimContext): ConnectView {
       const taskIds = new Set(
         includeTasks ? current.tasks.filter((t) => !onlyFailed || t.state === "FAILED").map((t) => t.id) : [],
       );
-      // The plan shows RESTARTING for everything planned; each worker then restarts only what it holds (§6.1).
+      // The plan shows RESTARTING for everything planned; each worker then restarts only what it holds.
       const body: ConnectorStateInfo = {
         ...current,
         connector: restartConnector ? { ...current.connector, state: "RESTARTING" } : current.connector,

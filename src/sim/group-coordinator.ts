@@ -5,9 +5,9 @@ import { configuredTasks, type Member, type SimContext, type WorkerModel } from 
 import { startConnectors, startTasks, stopAllWork, stopConnectors, stopTasks } from "./worker-runtime.js";
 
 /**
- * The simulated group coordinator and leader (CONNECT-FACTS §1–§4): joins, graceful leaves (rebalance now),
- * crashes (noticed after the session timeout), protocol negotiation per rebalance, the leader's assignor,
- * follow-up rebalances after revocations and the scheduled-delay timers of the members.
+ * The simulated group coordinator and leader (docs/connect-behaviour.md#members-and-rebalances, #the-leader): joins,
+ * graceful leaves (rebalance now), crashes (noticed after the session timeout), protocol negotiation per rebalance, the
+ * leader's assignor, follow-up rebalances after revocations and the scheduled-delay timers of the members.
  */
 const EMPTY: MemberAssignment = {
   assigned: { connectors: [], tasks: [] },
@@ -16,7 +16,7 @@ const EMPTY: MemberAssignment = {
 
 export function joinGroup(ctx: SimContext, worker: WorkerModel): Member {
   const member: Member = {
-    // client.id + "-" + a random UUID (CONNECT-FACTS §4): before 3.7 every worker's client.id is "connect-1" (a
+    // client.id + "-" + a random UUID (the broker's member id): before 3.7 every worker's client.id is "connect-1" (a
     // per-JVM sequence), so the order of members — the assignors' tie-break — is random on every start.
     memberId: `connect-1-${ctx.prng.hex(8)}-${ctx.prng.hex(4)}`,
     worker,
@@ -46,13 +46,13 @@ function removeMember(ctx: SimContext, member: Member): void {
   }
 }
 
-/** Graceful shutdown: LeaveGroup on close, the broker rebalances at once (§4). */
+/** Graceful shutdown: LeaveGroup on close, the broker rebalances at once. */
 export function leaveGroup(ctx: SimContext, member: Member): void {
   removeMember(ctx, member);
   requestRebalance(ctx);
 }
 
-/** Crash: no LeaveGroup; the broker expires the member after session.timeout.ms (§4). */
+/** Crash: no LeaveGroup; the broker expires the member after session.timeout.ms. */
 export function crashMember(ctx: SimContext, member: Member): void {
   member.alive = false;
   member.expiry = ctx.scheduler.after(ctx.options.sessionTimeoutMs, () => {
@@ -71,7 +71,8 @@ export function crashMember(ctx: SimContext, member: Member): void {
 export function requestRebalance(ctx: SimContext): void {
   const group = ctx.group;
   if (group.rebalance) return;
-  // onJoinPrepare: members whose previous generation was eager revoke everything (§3.3).
+  // onJoinPrepare: members whose previous generation was eager revoke everything
+  // (docs/connect-behaviour.md#leaving-eager).
   let stopTheWorld = false;
   for (const member of group.members) {
     if (!member.alive || member.lastProtocol !== "eager") continue;
@@ -98,7 +99,7 @@ function setDelayTimer(ctx: SimContext, delayMs: number): void {
   if (delayMs <= 0) return;
   const deadline = ctx.scheduler.now() + delayMs;
   group.delayDeadline = deadline;
-  // Every member arms its own timer at now + delay; they all fire at once, so one event models them (§1.2).
+  // Every member arms its own timer at now + delay; they all fire at once, so one event models them.
   group.delayTimer = ctx.scheduler.at(deadline, () => {
     group.delayTimer = null;
     group.delayDeadline = null;
@@ -173,7 +174,7 @@ export function completeRebalance(ctx: SimContext): void {
   const rebalance = group.rebalance;
   if (!rebalance) return;
   if (group.members.some((m) => !m.alive)) {
-    // The join phase waits for the crashed member until the broker expires it (§4).
+    // The join phase waits for the crashed member until the broker expires it.
     rebalance.completion = null;
     rebalance.waiting = true;
     return;

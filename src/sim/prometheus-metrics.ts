@@ -3,7 +3,7 @@ import type { WorkerRestView } from "./connect-view.js";
 
 /**
  * A worker's `GET /metrics` in Prometheus text format, with the series names Strimzi's JMX-exporter rules produce
- * (CONNECT-FACTS §5.2). `connect_protocol` exists only from 2.4 (KAFKA-8804).
+ * (docs/connect-behaviour.md#metrics). `connect_protocol` exists only from 2.4 (KAFKA-8804).
  */
 export function renderWorkerMetrics(view: WorkerRestView, clientId: string): string {
   const lines: string[] = [];

@@ -176,7 +176,7 @@ export function createSimCluster(init: SimClusterOptions): SimCluster {
     w.state = "stopped";
     w.startTimeMs = null;
     w.member = null;
-    // Connect.stop() stops the REST server first, then the herder (CONNECT-FACTS §4).
+    // Connect.stop() stops the REST server first, then the herder (docs/connect-behaviour.md#members-and-rebalances).
     if (wasRunning) emit(ctx, { kind: "worker-down", worker: w.name });
     if (!member) return;
     if (mode === "graceful") {

@@ -2,7 +2,7 @@ import type { Assignor } from "./assignor/types.js";
 import type { SimProtocol, SimProtocolSetting } from "./protocol-model.js";
 
 /**
- * Builds an assignor for a leader; a new leader gets fresh instances (CONNECT-FACTS §2.1).
+ * Builds an assignor for a leader; a new leader gets fresh instances (docs/connect-behaviour.md#the-leader).
  * Same shape as `createAssignor` of ./assignor/create-assignor.ts (the default).
  */
 export type AssignorFactory = (options: {

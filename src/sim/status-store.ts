@@ -1,6 +1,6 @@
 /**
- * The simulated status topic (CONNECT-FACTS §6.2): what `GET /connectors/{n}/status` serves. It is written by
- * workers (RUNNING on start, UNASSIGNED on graceful stop) and never on a crash, so it can be stale.
+ * The simulated status topic (docs/connect-behaviour.md#task-statuses): what `GET /connectors/{n}/status` serves. It is
+ * written by workers (RUNNING on start, UNASSIGNED on graceful stop) and never on a crash, so it can be stale.
  */
 export type StatusState = "UNASSIGNED" | "RUNNING" | "PAUSED" | "FAILED" | "RESTARTING" | "STOPPED";
 

@@ -2,9 +2,9 @@ import { versionMatches } from "../core/version.js";
 import { connectorOfTask, type Member, type SimContext } from "./sim-context.js";
 
 /**
- * What a worker does with the work it is assigned: start tasks (taskStartMs to RUNNING, or FAILED on a faulty
- * version), stop them (writing UNASSIGNED on a graceful stop, nothing on a crash: CONNECT-FACTS §6.2), pause,
- * resume and restart them.
+ * What a worker does with the work it is assigned: start tasks (taskStartMs to RUNNING, or FAILED on a faulty version),
+ * stop them (writing UNASSIGNED on a graceful stop, nothing on a crash: docs/connect-behaviour.md#task-statuses),
+ * pause, resume and restart them.
  */
 export const FAIL_ON_VERSION_KEY = "sim.fail.on.version";
 

@@ -1,4 +1,7 @@
-/** Responses shaped like a real Connect 3.x worker's (CONNECT-FACTS §6.1), and a Strimzi JMX exporter scrape (§5.2). */
+/**
+ * Responses shaped like a real Connect 3.x worker's, and an older JMX exporter's scrape (real ones:
+ * recorded-cluster.ts).
+ */
 
 export function serverInfo(version: string): unknown {
   return { version, commit: "5e3c2b738d253ff5", kafka_cluster_id: "R3q9Dh8yQlWm2xJ0cT1uVw" };

@@ -11,7 +11,7 @@ async function get(url: string) {
   return { status: res.statusCode, text, json: () => JSON.parse(text) as unknown };
 }
 
-describe("Connect REST API over HTTP (CONNECT-FACTS §6.1)", () => {
+describe("Connect REST API over HTTP (docs/connect-behaviour.md#the-rest-api)", () => {
   it("serves root, connectors with expand, status, config and tasks", async () => {
     const { s } = await sim();
     const url = s.workers[0]?.url ?? "";
@@ -60,7 +60,7 @@ describe("Connect REST API over HTTP (CONNECT-FACTS §6.1)", () => {
     expect(missing.json()).toEqual({ error_code: 404, message: "Connector nope not found" });
   });
 
-  it("serves /metrics with the §5.2 names", async () => {
+  it("serves /metrics with the series names the reader uses", async () => {
     const { s } = await sim();
     const state = s.cluster.state();
     const leader = s.workers.find((w) => w.name === state.leader);

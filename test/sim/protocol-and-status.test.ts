@@ -6,7 +6,7 @@ import { useSims } from "./support/sim-fixture.js";
 const startSims = useSims({ workers: 3, connectors: 3, tasksPerConnector: 4, seed: 11 });
 const sim = async (extra: StartSimOptions = {}) => (await startSims(extra)).c;
 
-describe("protocol negotiation (CONNECT-FACTS §3)", () => {
+describe("protocol negotiation (docs/connect-behaviour.md#protocol-negotiation)", () => {
   it("2.2 → 3.7: eager with interruptions on every rebalance until the last 2.2 worker leaves", async () => {
     const c = await sim({ version: "2.2.0" });
     const initial = await c.state();
@@ -32,7 +32,7 @@ describe("protocol negotiation (CONNECT-FACTS §3)", () => {
     // Every step with a 2.2 member interrupted running tasks on the surviving workers.
     expect(interruptionsPerStep.slice(0, 2).every((n) => n >= 8)).toBe(true);
     // The last step: the leave is the first cooperative rebalance, still stop-the-world for members that were
-    // eager (§3.3); the return is cooperative (revocation of 4, no stop-the-world).
+    // eager (docs/connect-behaviour.md#leaving-eager); the return is cooperative (revocation of 4, no stop-the-world).
     expect(interruptionsPerStep[2]).toBe(8 + 4);
     expect(final.workers.map((w) => w.tasks.length)).toEqual([4, 4, 4]);
   });
@@ -64,7 +64,7 @@ describe("protocol negotiation (CONNECT-FACTS §3)", () => {
   });
 });
 
-describe("status store (CONNECT-FACTS §6.2)", () => {
+describe("status store (docs/connect-behaviour.md#task-statuses)", () => {
   it("graceful stop writes UNASSIGNED with the old worker id; a crash leaves stale RUNNING", async () => {
     const c = await sim();
     const s = await c.state();

@@ -11,7 +11,7 @@ const sim = useSims({
   seed: 7,
 });
 
-describe("follower bounce (CONNECT-FACTS §1.3)", () => {
+describe("follower bounce (docs/connect-behaviour.md#held-tasks)", () => {
   it("holds the tasks until the deadline, then gives them back to the same worker", async () => {
     const { c } = await sim();
     const before = await c.state();
@@ -83,7 +83,7 @@ describe("follower bounce (CONNECT-FACTS §1.3)", () => {
   });
 });
 
-describe("leader bounce (CONNECT-FACTS §2)", () => {
+describe("leader bounce (docs/connect-behaviour.md#the-leader)", () => {
   it("reassigns at once, then revokes and follows up when the old leader returns", async () => {
     const { c } = await sim();
     const before = await c.state();

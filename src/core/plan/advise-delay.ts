@@ -14,8 +14,9 @@ export interface DelayAdvice {
 }
 
 /**
- * Compares the scheduled rebalance delay with the expected restart time (CONNECT-FACTS §1.3, §1.6, §10).
- * `assignorVersions`: the versions that may run the assignor during the rollout (current versions and the target).
+ * Compares the scheduled rebalance delay with the expected restart time (docs/connect-behaviour.md#held-tasks,
+ * #delay-zero). `assignorVersions`: the versions that may run the assignor during the rollout (current versions and the
+ * target).
  */
 export function adviseDelay(policy: ResolvedPlanPolicy, assignorVersions: readonly string[]): DelayAdvice {
   const declared = policy.scheduledRebalanceMaxDelayMs;

@@ -2,9 +2,12 @@ import { type ClusterSnapshot, taskKey } from "../snapshot.js";
 import type { Finding, ResolvedPlanPolicy } from "./plan-types.js";
 
 const EOS_ADVICE =
-  "Before each next worker: all exactly-once source tasks RUNNING (restart FAILED ones with POST /connectors/{name}/restart?includeTasks=true&onlyFailed=true), the leader reachable (zombie fencing goes through it), no connector reconfiguration during the roll; after the leader bounce watch the new leader's log for 'Unable to claim write privileges for config topic' (CONNECT-FACTS §7).";
+  "Before each next worker: all exactly-once source tasks RUNNING (restart FAILED ones with POST /connectors/{name}/restart?includeTasks=true&onlyFailed=true), the leader reachable (zombie fencing goes through it), no connector reconfiguration during the roll; after the leader bounce watch the new leader's log for 'Unable to claim write privileges for config topic' (see docs/connect-behaviour.md#exactly-once-source-connectors).";
 
-/** Preflight findings about connectors and tasks (CONNECT-FACTS §6, §7, KAFKA-17049). */
+/**
+ * Preflight findings about connectors and tasks (docs/connect-behaviour.md#task-statuses,
+ * #exactly-once-source-connectors, KAFKA-17049).
+ */
 export function findConnectorFindings(snapshot: ClusterSnapshot, policy: ResolvedPlanPolicy): Finding[] {
   const connectors = snapshot.connectors;
   if (connectors === null) {

@@ -16,7 +16,7 @@ export interface WorkerOrder {
 
 const FOLLOWER_REASON = "follower: its tasks are held by the scheduled delay and come back to it";
 const LEADER_REASON =
-  "group leader: bounced last so the assignor keeps one consistent delay window (CONNECT-FACTS §2.4)";
+  "group leader: bounced last so the assignor keeps one consistent delay window (docs/connect-behaviour.md#leader-last)";
 const UNKNOWN_LEADER_REASON = "leader unknown: ordered by name; this step may be a leader bounce";
 
 /**

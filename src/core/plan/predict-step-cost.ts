@@ -30,7 +30,10 @@ export interface StepCost {
   readonly wallMs: number;
 }
 
-/** Predicted disruption of one step (CONNECT-FACTS §1.3–§1.6, §2, §3.3, §10). */
+/**
+ * Predicted disruption of one step (docs/connect-behaviour.md#the-scheduled-rebalance-delay, #the-leader,
+ * #leaving-eager).
+ */
 export function predictStepCost(input: StepCostInput): StepCost {
   const { tasks, totalTasks, workers, delayMs, restartMs } = input;
   const rb = REBALANCE_ALLOWANCE_MS;

@@ -13,7 +13,10 @@ export interface Liveness {
   /** Worker ids whose RUNNING statuses can be believed. */
   readonly verified: ReadonlySet<string>;
   readonly known: ReadonlySet<string>;
-  /** Workers with more RUNNING statuses than assigned tasks: those statuses may be stale (CONNECT-FACTS §6.2). */
+  /**
+   * Workers with more RUNNING statuses than assigned tasks: those statuses may be stale
+   * (docs/connect-behaviour.md#stale-running-after-a-crash).
+   */
   readonly stale: readonly StaleClaim[];
   readonly restartedBack: boolean;
 }

@@ -11,7 +11,10 @@ export interface TaskAssessment {
   readonly onUnknownWorker: readonly TaskStateRef[];
 }
 
-/** Compares every task's state with the baseline (CONNECT-FACTS §6.2: a stale RUNNING does not count). */
+/**
+ * Compares every task's state with the baseline (a stale RUNNING does not count:
+ * docs/connect-behaviour.md#stale-running-after-a-crash).
+ */
 export function assessTasks(
   before: ClusterSnapshot,
   poll: ClusterSnapshot,

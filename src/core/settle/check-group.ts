@@ -13,7 +13,7 @@ export interface GroupState {
 }
 
 /**
- * Group-level checks from worker metrics (CONNECT-FACTS §6.2 "Suggested settle gate"): one epoch and leader, no
+ * Group-level checks from worker metrics (docs/connect-behaviour.md#metrics): one epoch and leader, no
  * rebalance running, the last one older than the quiet period. Assignment counts are compared by the caller.
  */
 export function checkGroup(poll: ClusterSnapshot, now: number, quietPeriodMs: number): GroupState {

@@ -7,9 +7,9 @@ export interface HeldDetection {
 }
 
 /**
- * A pending scheduled delay (CONNECT-FACTS §1.3, §6.2): the restarted worker's tasks are UNASSIGNED with its old
- * worker id (graceful stop) or a stale RUNNING (crash), while Σ assigned < configured (when known) and no rebalance
- * is running. Never for a step without a delay deadline (the leader, delay 0).
+ * A pending scheduled delay (docs/connect-behaviour.md#held-tasks, #task-statuses): the restarted worker's tasks are
+ * UNASSIGNED with its old worker id (graceful stop) or a stale RUNNING (crash), while Σ assigned < configured (when
+ * known) and no rebalance is running. Never for a step without a delay deadline (the leader, delay 0).
  */
 export function detectHeldTasks(
   baseline: Baseline,

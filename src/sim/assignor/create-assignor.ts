@@ -1,6 +1,6 @@
 /**
  * Picks the assignor a Connect group leader of a given Kafka version would run for the negotiated protocol, with
- * the version-dependent behaviour switches of CONNECT-FACTS §1.4–§1.6 and §8.
+ * the version-dependent behaviour switches of docs/connect-behaviour.md#the-scheduled-rebalance-delay.
  */
 import { atLeast, parseKafkaVersion } from "../../core/version.js";
 import type { SimProtocol } from "../protocol-model.js";

@@ -1,6 +1,7 @@
 /**
- * Our model of Kafka Connect's `IncrementalCooperativeAssignor.performTaskAssignment` (CONNECT-FACTS §1, §2, §9).
- * All state lives in the instance, as in the leader's memory: a new leader means a new instance.
+ * Our model of Kafka Connect's `IncrementalCooperativeAssignor.performTaskAssignment`
+ * (docs/connect-behaviour.md#the-scheduled-rebalance-delay, #the-leader). All state lives in the instance, as in the
+ * leader's memory: a new leader means a new instance.
  *
  * Two round shapes, chosen by `behaviour.revocationBackoff`:
  * - 3.4+ (KAFKA-12495): deleted and duplicated work is removed first, exact load-balancing revocations, revoked

@@ -1,5 +1,6 @@
 /**
- * Load-balancing revocations of the incremental assignor, by Kafka version (CONNECT-FACTS §1.4, §8):
+ * Load-balancing revocations of the incremental assignor, by Kafka version
+ * (docs/connect-behaviour.md#restart-longer-than-the-delay):
  * - 3.4+ (KAFKA-12495): `performLoadBalancingRevocations`, exact per-member quotas;
  * - 2.6.2/2.7.1/2.8.0 … 3.3 (KAFKA-10413): `performTaskRevocation`, floor/ceil rough estimate;
  * - before KAFKA-10413: `performTaskRevocation` capped at the floor average in total.

@@ -1,7 +1,7 @@
 /**
- * Kafka's `IncrementalCooperativeAssignor.handleLostAssignments` (CONNECT-FACTS §1.2–§1.6): decides whether work that
- * vanished with a departed member is held for the scheduled rebalance delay, handed to returning members at
- * expiry, or reassigned at once as new work.
+ * Kafka's `IncrementalCooperativeAssignor.handleLostAssignments`
+ * (docs/connect-behaviour.md#the-scheduled-rebalance-delay): decides whether work that vanished with a departed member
+ * is held for the scheduled rebalance delay, handed to returning members at expiry, or reassigned at once as new work.
  */
 import type { AssignorBehaviour } from "./types.js";
 import {

@@ -1,7 +1,7 @@
 /**
  * The contract between the simulated group coordinator (src/sim) and the assignors that model Kafka's
- * `IncrementalCooperativeAssignor` and `EagerAssignor` (CONNECT-FACTS §1, §2, §9). Pure data, no clock reads:
- * the caller passes `now`.
+ * `IncrementalCooperativeAssignor` and `EagerAssignor` (docs/connect-behaviour.md#the-scheduled-rebalance-delay,
+ * #the-leader). Pure data, no clock reads: the caller passes `now`.
  */
 
 /** Connectors by name, tasks as "connector/N". */
@@ -42,7 +42,10 @@ export interface AssignmentRoundResult {
   readonly delayMs: number;
 }
 
-/** Behaviour switches that differ by the leader's Kafka version (CONNECT-FACTS §1.4–§1.6, §8). */
+/**
+ * Behaviour switches that differ by the leader's Kafka version
+ * (docs/connect-behaviour.md#the-scheduled-rebalance-delay).
+ */
 export interface AssignorBehaviour {
   /** scheduled.rebalance.max.delay.ms of the leader. */
   readonly maxDelayMs: number;

@@ -37,7 +37,10 @@ export function cluster(...upgraded: readonly string[]): ClusterSnapshotBuilder 
   return b;
 }
 
-/** `name` stopped gracefully: unreachable, its tasks UNASSIGNED with its worker id (CONNECT-FACTS §6.2). */
+/**
+ * `name` stopped gracefully: unreachable, its tasks UNASSIGNED with its worker id
+ * (docs/connect-behaviour.md#unassigned-after-a-graceful-stop).
+ */
 export function down(b: ClusterSnapshotBuilder, name: string): ClusterSnapshotBuilder {
   return b
     .withWorker(name, (w) => w.unreachable())

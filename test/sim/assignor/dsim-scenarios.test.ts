@@ -1,8 +1,8 @@
-/** CONNECT-FACTS §9.3 and §1.5 [D/sim] cases: not Kafka tests, replayed on the trunk (≈3.7+) model. */
+/** Rolling-restart cases worked out from Kafka's source, not Kafka tests, replayed on the trunk (≈3.7+) model. */
 import { describe, expect, it } from "vitest";
 import { Cluster, REBALANCE_DELAY } from "./harness.js";
 
-describe("[D/sim] rolling-restart cases (CONNECT-FACTS §9.3, §1.5)", () => {
+describe("rolling-restart cases worked out from the source", () => {
   it("worker returns after expiry: survivors take its work, then revoke + follow-up rebalance it back", () => {
     const c = new Cluster().addConnector("connector3", 4).addWorkers("worker2", "worker3");
     c.rebalance();
