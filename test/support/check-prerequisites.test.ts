@@ -35,6 +35,24 @@ describe("test prerequisites", () => {
     expect(seen).toEqual(["/opt/chrome/chrome"]);
   });
 
+  it("sshd is checked when the run includes the VM/ssh test", async () => {
+    const seen: string[] = [];
+    const problems = await missingPrerequisites({
+      env: {},
+      browser: false,
+      sshd: true,
+      pingRedis: async () => undefined,
+      isExecutable: (p) => {
+        seen.push(p);
+        return false;
+      },
+    });
+    expect(seen).toEqual(["/usr/sbin/sshd"]);
+    expect(problems).toEqual([
+      "/usr/sbin/sshd is missing (the VM/ssh test starts its own sshd on a loopback port): apt-get install openssh-server",
+    ]);
+  });
+
   it.each([
     [["node", "/x/node_modules/vitest/vitest.mjs", "run"], true],
     [["node", "/x/node_modules/.bin/vitest", "run", "test/sandbox"], true],

@@ -3,7 +3,8 @@ import { Redis } from "ioredis";
 
 /**
  * What `npm test` needs from the machine, checked once before any test runs (vitest `globalSetup`): Redis on
- * 127.0.0.1:6379 (or REDIS_URL) and Debian's Chromium at /usr/bin/chromium (or CHROMIUM_PATH). A missing one is one
+ * 127.0.0.1:6379 (or REDIS_URL), Debian's Chromium at /usr/bin/chromium (or CHROMIUM_PATH) and Debian's sshd for the
+ * VM/ssh test, each only when the run includes a test that needs it (Redis: always). A missing one is one
  * clear message instead of dozens of failing tests and pages of ioredis errors.
  */
 
@@ -16,12 +17,19 @@ export function chromiumPath(env: Readonly<Record<string, string | undefined>> =
 }
 
 export const BROWSER_TEST = "test/sandbox/demo-browser.test.ts";
+export const SSH_TEST = "test/deploy/vm-ssh.test.ts";
+export const SSHD_PATH = "/usr/sbin/sshd";
 
 /**
  * Whether a vitest command line selects the browser test: no file filter (the whole suite), or a filter the test's
  * path contains (vitest's own filter rule). `vitest run test/cli/x.test.ts` does not need Chromium.
  */
 export function selectsBrowserTest(argv: readonly string[]): boolean {
+  return selectsTest(argv, BROWSER_TEST);
+}
+
+/** Whether a vitest command line selects the test file at `path` (no filter, or a filter the path contains). */
+export function selectsTest(argv: readonly string[], path: string): boolean {
   const i = argv.findIndex((a) => /vitest(\.mjs)?$/.test(a));
   const rest = argv.slice(i + 1).filter((a) => a !== "run" && a !== "watch" && a !== "related");
   const filters: string[] = [];
@@ -38,13 +46,15 @@ export function selectsBrowserTest(argv: readonly string[]): boolean {
     }
     filters.push(a.replace(/^\.\//, ""));
   }
-  return filters.length === 0 || filters.some((f) => BROWSER_TEST.includes(f));
+  return filters.length === 0 || filters.some((f) => path.includes(f));
 }
 
 export interface PrerequisiteChecks {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Check for Chromium too (the run includes the browser test). Default true. */
   readonly browser?: boolean;
+  /** Check for sshd too (the run includes the VM/ssh test). Default false. */
+  readonly sshd?: boolean;
   /** Resolves when Redis at `url` answers PING; rejects with the reason otherwise. */
   readonly pingRedis?: (url: string) => Promise<void>;
   readonly isExecutable?: (path: string) => boolean;
@@ -98,12 +108,16 @@ export async function missingPrerequisites(checks: PrerequisiteChecks): Promise<
     problems.push(
       `Chromium is not at ${chromium} (the demo's browser test drives it): apt-get install chromium, or set CHROMIUM_PATH`,
     );
+  if (checks.sshd === true && !(checks.isExecutable ?? executable)(SSHD_PATH))
+    problems.push(
+      `${SSHD_PATH} is missing (the VM/ssh test starts its own sshd on a loopback port): apt-get install openssh-server`,
+    );
   return problems;
 }
 
 /** The message vitest shows when something is missing. */
 export function prerequisitesMessage(problems: readonly string[]): string {
-  return `npm test cannot run on this machine:\n${problems.map((p) => `  - ${p}`).join("\n")}\n(.ci/run installs and starts both.)`;
+  return `npm test cannot run on this machine:\n${problems.map((p) => `  - ${p}`).join("\n")}\n(.ci/run installs and starts them.)`;
 }
 
 /** vitest globalSetup: refuses to start the run while a prerequisite is missing. */
