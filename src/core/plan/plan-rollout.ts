@@ -1,5 +1,5 @@
 import { formatDuration } from "../format-duration.js";
-import type { ConnectProtocolSetting } from "../protocol.js";
+import type { ConnectProtocol, ConnectProtocolSetting } from "../protocol.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import { adviseDelay } from "./advise-delay.js";
 import { findConnectorFindings } from "./connector-findings.js";
@@ -7,7 +7,7 @@ import { countConfiguredTasks, countWorkerTasks } from "./count-worker-tasks.js"
 import { groupPaceWindows } from "./group-pace-windows.js";
 import { orderWorkers } from "./order-workers.js";
 import type { Finding, PaceWindow, Plan, PlanPolicy, PlanStep, RolloutTarget } from "./plan-types.js";
-import { predictProtocols } from "./predict-protocols.js";
+import { predictProtocols, reconcileObservedProtocol } from "./predict-protocols.js";
 import {
   predictStepCost,
   REBALANCE_ALLOWANCE_MS,
@@ -41,7 +41,7 @@ export function planRollout(snapshot: ClusterSnapshot, target: RolloutTarget, po
       .filter((w) => skippedNames.has(w.name))
       .map((worker) => ({ worker, restarted: false })),
   ].map((m) => ({ ...m, setting: settingOf(m.worker.name), versionAfter: versionAfter(m.worker.version) }));
-  const forecast = predictProtocols(members);
+  const forecast = reconcileObservedProtocol(predictProtocols(members), observedGroupProtocol(snapshot));
 
   const assignorVersions = snapshot.workers.flatMap((w) => (w.version === null ? [] : [w.version]));
   if (target.kind === "upgrade") assignorVersions.push(target.version);
@@ -208,3 +208,11 @@ function costReasons(cost: StepCost, window: PaceWindow | undefined, delayMs: nu
   return reasons;
 }
 
+/** The protocol every reachable worker's metric reports now, or null when they disagree or none reports it. */
+function observedGroupProtocol(snapshot: ClusterSnapshot): ConnectProtocol | null {
+  const seen = new Set(
+    snapshot.workers.flatMap((w) => (w.reachable && w.metrics?.protocol ? [w.metrics.protocol] : [])),
+  );
+  const [only] = seen;
+  return seen.size === 1 && only !== undefined ? only : null;
+}

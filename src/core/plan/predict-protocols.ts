@@ -25,6 +25,11 @@ export interface ProtocolForecast {
   readonly compatibleWindows: readonly StepWindow[];
   /** Workers (or the target) whose version's protocol support is unknown; assumed eager-only. */
   readonly unknown: readonly string[];
+  /**
+   * Set when the group negotiates a lower protocol now (its metrics) than the versions and declared settings
+   * explain: some worker sets `connect.protocol` lower than we know. Every step is then treated as exposed to it.
+   */
+  readonly observedLower?: { readonly observed: ConnectProtocol; readonly predicted: ConnectProtocol | null };
 }
 
 export interface ProtocolMember {
@@ -74,6 +79,38 @@ export function predictProtocols(
     compatibleWindows: windowsOf(steps, (s) => s.exposure === "compatible"),
     unknown: [...unknown],
   };
+}
+
+/**
+ * Checks the forecast against the protocol the group negotiates now (every live worker's `connect-protocol` metric).
+ * A real cluster whose metric says EAGER while every version and declared setting supports cooperative rebalancing
+ * has a worker with `connect.protocol=eager` we were not told about; which one, and so when the eager window ends,
+ * is unknown: every step is then planned as an eager (or compatible) window, the worst case.
+ */
+export function reconcileObservedProtocol(
+  forecast: ProtocolForecast,
+  observed: ConnectProtocol | null,
+): ProtocolForecast {
+  const predicted = forecast.steps[0]?.before ?? null;
+  if (observed === null || predicted === null || PROTOCOL_RANK[observed] >= PROTOCOL_RANK[predicted])
+    return forecast;
+  const steps = forecast.steps.map((s) => ({
+    ...s,
+    before: lower(s.before, observed),
+    during: lower(s.during, observed),
+    exposure: lower(s.exposure, observed),
+  }));
+  return {
+    ...forecast,
+    steps,
+    eagerWindows: windowsOf(steps, (s) => s.exposure === "eager"),
+    compatibleWindows: windowsOf(steps, (s) => s.exposure === "compatible"),
+    observedLower: { observed, predicted },
+  };
+}
+
+function lower(a: ConnectProtocol | null, b: ConnectProtocol): ConnectProtocol {
+  return a === null || PROTOCOL_RANK[b] < PROTOCOL_RANK[a] ? b : a;
 }
 
 function worstProtocol(list: readonly (ConnectProtocol | null)[]): ConnectProtocol | null {

@@ -14,6 +14,14 @@ export function findProtocolFindings(forecast: ProtocolForecast): Finding[] {
       message: `Protocol support unknown for ${forecast.unknown.join(", ")}: assumed eager-only (the worst case). Check the versions before approving.`,
     });
   }
+  if (forecast.observedLower) {
+    const { observed, predicted } = forecast.observedLower;
+    findings.push({
+      severity: "warn",
+      code: "protocol-observed-lower",
+      message: `The group negotiates ${observed} now, though the workers' versions and declared settings give ${predicted ?? "nothing"}: a worker sets connect.protocol=${observed}. Which one is unknown, so every step is planned under ${observed}; declare it per worker (workers[].connectProtocol) for a precise plan.`,
+    });
+  }
   if (forecast.eagerWindows.length > 0) {
     findings.push({
       severity: "warn",
