@@ -59,6 +59,12 @@ describe("trackDisruption", () => {
       delta: { rebalances: 1, eagerRebalances: 1 },
     },
     {
+      name: "the first rebalance after an eager generation stops the world too: one eager rebalance of two",
+      before: () => cluster().withWorkers(3, (w) => w.protocol("eager")),
+      after: () => cluster().withWorkers(3, (w) => w.epoch(12).protocol("sessioned")),
+      delta: { rebalances: 2, eagerRebalances: 1 },
+    },
+    {
       name: "stale RUNNING on a worker reporting 0 assigned tasks counts as down",
       before: () => cluster(),
       after: () => cluster().withWorker("worker-1", (w) => w.assignedTasks(0)),
