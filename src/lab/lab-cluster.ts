@@ -54,7 +54,9 @@ const GRACE_MS = 30_000;
 
 export function createLabCluster(input: LabClusterInput): LabCluster {
   const ledger = createLabLedger();
-  const generations = new Map<number, number>();
+  /** Generation → stop-the-world (eager, or the first cooperative one after eager), since the ledger's reset. */
+  const generations = new Map<number, boolean>();
+  let baseline = { generation: -1, protocolVersion: 2 };
   const connectors = new Map<string, { tasksMax: number; config: Record<string, string> }>();
   let latestJoin: (JoinLine & { readonly at: number }) | null = null;
   let closed = false;
@@ -68,7 +70,10 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
     input.onLine?.(worker.spec.name, line);
     const seen = { ...join, at };
     worker.lastJoin = seen;
-    if (!generations.has(join.generation)) generations.set(join.generation, join.protocolVersion);
+    if (join.generation > baseline.generation && !generations.has(join.generation)) {
+      const previous = latestJoin?.protocolVersion ?? baseline.protocolVersion;
+      generations.set(join.generation, join.protocolVersion === 0 || previous === 0);
+    }
     if (latestJoin === null || join.generation >= latestJoin.generation) latestJoin = seen;
   }
 
@@ -172,6 +177,8 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
       // Fetch the jars first, so a new version's download is not counted as the worker's down time.
       await input.jars(version);
       await halt(w, "graceful");
+      // An upgrade brings the new version's default worker config: a connect.protocol override (eager) is dropped.
+      if (version !== w.version) w.connectProtocol = null;
       if (options.downMs !== undefined && options.downMs > 0)
         await new Promise((r) => setTimeout(r, options.downMs));
       await launch(w, version);
@@ -208,7 +215,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
       const restarts: Record<string, number> = {};
       for (const w of input.workers) restarts[w.spec.name] = Math.max(0, w.starts - 1);
       let eager = 0;
-      for (const p of generations.values()) if (p === 0) eager += 1;
+      for (const stopTheWorld of generations.values()) if (stopTheWorld) eager += 1;
       const totals = ledger.totals(now);
       return {
         now,
@@ -247,7 +254,8 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
     resetLedger() {
       ledger.reset(Date.now());
       generations.clear();
-      if (latestJoin !== null) generations.set(latestJoin.generation, latestJoin.protocolVersion);
+      if (latestJoin !== null)
+        baseline = { generation: latestJoin.generation, protocolVersion: latestJoin.protocolVersion };
     },
     async close() {
       closed = true;

@@ -1,0 +1,134 @@
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { stringify } from "yaml";
+import { runCommand } from "../../src/cli/commands/run.js";
+import { labClusterConfig } from "../../src/cli/lab-cluster-config.js";
+import { runCli } from "../../src/cli/main.js";
+import { type LabOptions, type RunningLab, startLab } from "../../src/lab/start-lab.js";
+import type { SimState } from "../../src/sim/sim-types.js";
+
+export type LabState = SimState & { dataFlow: { maxGapMs: number; perTask: Record<string, number> } };
+
+export interface RolloutEventLine {
+  readonly kind: string;
+  readonly step?: number;
+  readonly worker?: string;
+  readonly result?: string;
+  readonly approval?: { readonly kind: string; readonly decision?: string };
+  readonly plan?: {
+    readonly steps: readonly {
+      readonly worker: string;
+      readonly isLeader: boolean;
+      readonly predictedDowntimeMs: number;
+      readonly predictedMoves: number;
+      readonly protocolAfter: string;
+    }[];
+    readonly eagerWindows: readonly { readonly fromStep: number; readonly toStep: number }[];
+  };
+  readonly [key: string]: unknown;
+}
+
+export async function labState(lab: RunningLab): Promise<LabState> {
+  return (await (
+    await fetch(`${lab.controlUrl}/sim/state`, { signal: AbortSignal.timeout(15_000) })
+  ).json()) as LabState;
+}
+
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 180_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== null && v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The command a VM user's executor would call: this checkout's CLI, `lab restart-worker`. */
+export function restartCommand(lab: RunningLab): string[] {
+  return [
+    process.execPath,
+    "--import",
+    "tsx",
+    join(process.cwd(), "src", "cli.ts"),
+    "lab",
+    "restart-worker",
+    "--control",
+    lab.controlUrl,
+  ];
+}
+
+/** A lab and a connect-roll config for it (cluster `lab`, the command executor). */
+export async function startLabWithConfig(
+  options: LabOptions,
+  extra: Record<string, unknown> = {},
+): Promise<{ lab: RunningLab; config: string; cluster: Record<string, unknown> }> {
+  const lab = await startLab(options);
+  const cluster = {
+    ...labClusterConfig({
+      workers: lab.workers,
+      controlUrl: lab.controlUrl,
+      delayMs: options.delayMs ?? 30_000,
+      sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000,
+      restartCommand: restartCommand(lab),
+      pollIntervalMs: 1_000,
+    }),
+    ...extra,
+  };
+  const config = join(tmpdir(), `connect-roll-lab-${process.pid}-${Date.now()}.yml`);
+  await writeFile(config, stringify({ clusters: { lab: cluster } }));
+  return { lab, config, cluster };
+}
+
+/**
+ * Runs `connect-roll run … --json` in this process; `onEvent` sees every event as it happens (to look at the lab's
+ * ledger at a given moment).
+ */
+export async function runRollout(
+  config: string,
+  target: string,
+  flags: readonly string[],
+  onEvent: (event: RolloutEventLine) => void | Promise<void> = () => undefined,
+): Promise<{ code: number; events: RolloutEventLine[]; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let err = "";
+  stderr.on("data", (c: Buffer) => {
+    err += c.toString();
+  });
+  const events: RolloutEventLine[] = [];
+  let buffer = "";
+  const pending: Promise<void>[] = [];
+  stdout.on("data", (c: Buffer) => {
+    buffer += c.toString();
+    let nl = buffer.indexOf("\n");
+    while (nl >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      nl = buffer.indexOf("\n");
+      if (line.trim() === "") continue;
+      const event = JSON.parse(line) as RolloutEventLine;
+      events.push(event);
+      pending.push(Promise.resolve(onEvent(event)));
+    }
+  });
+  const code = await runCli(
+    { version: "0.0.0", commands: [runCommand] },
+    ["run", "--config", config, "lab", target, "--json", ...flags],
+    {
+      stdout,
+      stderr,
+      stdin: new PassThrough(),
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "error" },
+      signal: new AbortController().signal,
+    },
+  );
+  await Promise.all(pending);
+  return { code, events, stderr: err };
+}
