@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { abortCommand } from "./cli/commands/abort.js";
 import { configCheckCommand } from "./cli/commands/config-check.js";
 import { demoCommand } from "./cli/commands/demo.js";
+import { labCommand, labFetchCommand, labRestartWorkerCommand } from "./cli/commands/lab.js";
 import { planCommand } from "./cli/commands/plan.js";
 import { runCommand } from "./cli/commands/run.js";
 import { serveCommand } from "./cli/commands/serve.js";
@@ -36,6 +37,9 @@ const code = await runCli(
       runCommand,
       planCommand,
       simCommand,
+      labCommand,
+      labFetchCommand,
+      labRestartWorkerCommand,
       statusCommand,
       abortCommand,
       unlockCommand,
