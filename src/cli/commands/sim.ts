@@ -70,6 +70,19 @@ Options:
     for (let i = 0; i < 400 && sim.cluster.state().leader === null && !io.signal.aborted; i++)
       await new Promise((resolve) => setTimeout(resolve, 25));
     const state = sim.cluster.state();
+    // The config is written before the JSON line: whoever waits for the line can use the file at once.
+    if (flags.writeConfig !== null) {
+      const speed = flags.options.speed ?? 1;
+      const cluster = simClusterConfig({
+        clusterName: flags.clusterName,
+        workers: sim.workers,
+        controlUrl: sim.controlUrl,
+        delayMs: Math.round((flags.options.delayMs ?? 300_000) / speed),
+        restartMs: Math.round((flags.options.restartMs ?? 20_000) / speed),
+      });
+      const header = `# Written by connect-roll sim for the simulated cluster at ${sim.controlUrl}.\n# Check: connect-roll config check --config ${flags.writeConfig}\n`;
+      await writeFile(flags.writeConfig, header + stringify({ clusters: { [flags.clusterName]: cluster } }));
+    }
     io.stdout.write(
       `${JSON.stringify({
         controlUrl: sim.controlUrl,
@@ -84,18 +97,6 @@ Options:
         })),
       })}\n`,
     );
-    if (flags.writeConfig !== null) {
-      const speed = flags.options.speed ?? 1;
-      const cluster = simClusterConfig({
-        clusterName: flags.clusterName,
-        workers: sim.workers,
-        controlUrl: sim.controlUrl,
-        delayMs: Math.round((flags.options.delayMs ?? 300_000) / speed),
-        restartMs: Math.round((flags.options.restartMs ?? 20_000) / speed),
-      });
-      const header = `# Written by connect-roll sim for the simulated cluster at ${sim.controlUrl}.\n# Check: connect-roll config check --config ${flags.writeConfig}\n`;
-      await writeFile(flags.writeConfig, header + stringify({ clusters: { [flags.clusterName]: cluster } }));
-    }
     await new Promise<void>((resolve) => {
       if (io.signal.aborted) resolve();
       io.signal.addEventListener("abort", () => resolve(), { once: true });
