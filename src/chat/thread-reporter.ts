@@ -161,6 +161,15 @@ export function createThreadReporter(
           `⚠️ Paused: Redis unreachable since <!date^${Math.floor(event.since / 1000)}^{time_secs}|${new Date(event.since).toISOString()}>. No worker is restarted until it answers; retrying while the lock's lease lasts.`,
         );
         break;
+      case "rollout-interrupted":
+        note(
+          event.why === "shutdown"
+            ? "⏹️ This replica is stopping: the rollout is checkpointed and another replica resumes it."
+            : event.why === "record-lost"
+              ? "⏹️ Stopped: Redis lost this rollout's record; no worker is restarted by it any more. Start the rollout again: workers already done (version, start time) are skipped."
+              : `⏹️ Stopped: this replica lost the cluster's lock (${event.detail}); no further restart from it. Another replica resumes from the checkpoint once Redis answers.`,
+        );
+        break;
       case "store-recovered":
         note("▶️ Resumed: Redis answers again.");
         break;

@@ -47,6 +47,8 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
       return `${event.result}: ${event.reason}`;
     case "store-unreachable":
       return `paused: Redis unreachable since ${new Date(event.since).toISOString()} (${event.error}); retrying while the lease lasts`;
+    case "rollout-interrupted":
+      return `stopped (${event.why}): ${event.detail}; no further restart from this run`;
     case "store-recovered":
       return `resumed: Redis answers again after ${formatDuration(event.downMs)}`;
   }

@@ -134,19 +134,19 @@ export async function runRollout(
     try {
       await withStore(ctx, () => checkpoint(ctx, t.state));
     } catch (e) {
-      if (signal.aborted || isAppError(e, ErrorCode.LockLost)) return { kind: "lock-lost", state: t.state };
+      if (signal.aborted || isAppError(e, ErrorCode.LockLost)) return interrupted(ctx, t.state, e);
       if (isAppError(e, ErrorCode.JobNotFound)) return recordGone(ctx, t.state, e);
       throw e;
     }
     await publish(ctx, t);
     const action = t.effects.at(-1) ?? nextAction(t.state);
     if (action.kind === "finish") return { kind: "finished", state: t.state };
-    if (signal.aborted) return { kind: "lock-lost", state: t.state };
+    if (signal.aborted) return interrupted(ctx, t.state, signal.reason);
     let input: RolloutInput;
     try {
       input = await perform(ctx, t.state, action);
     } catch (e) {
-      if (signal.aborted) return { kind: "lock-lost", state: t.state };
+      if (signal.aborted) return interrupted(ctx, t.state, signal.reason);
       if (isAppError(e, ErrorCode.JobNotFound)) return recordGone(ctx, t.state, e);
       throw e;
     }
@@ -161,6 +161,24 @@ export async function runRollout(
  */
 function recordGone(ctx: RunContext, state: RolloutState, cause: unknown): RunOutcome {
   ctx.log.error({ err: cause }, "the job's record is gone from the store; stopping without further restarts");
+  notify(ctx, {
+    kind: "rollout-interrupted",
+    why: "record-lost",
+    detail: "Redis lost this rollout's record (a restart without persistence, FLUSHALL or an eviction)",
+  });
+  return { kind: "lock-lost", state };
+}
+
+/** Stops on a lost lease or a shutdown, and says which (the signal's reason, or the store's refusal). */
+function interrupted(ctx: RunContext, state: RolloutState, reason: unknown): RunOutcome {
+  const lost = isAppError(reason, ErrorCode.LockLost) || isAppError(ctx.signal.reason, ErrorCode.LockLost);
+  const detail = reason instanceof Error ? reason.message : String(reason ?? "stopped");
+  notify(
+    ctx,
+    lost
+      ? { kind: "rollout-interrupted", why: "lease-lost", detail }
+      : { kind: "rollout-interrupted", why: "shutdown", detail },
+  );
   return { kind: "lock-lost", state };
 }
 

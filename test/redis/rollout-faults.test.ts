@@ -79,6 +79,7 @@ describe("a rollout through Redis faults", () => {
     expect(summary).toMatchObject({ result: "interrupted" });
     expect(String(summary?.resume)).toContain(`run --config ${cluster.config} sim v3.7.1 --yes --json`);
     expect(first.events().some((e) => e.kind === "store-unreachable")).toBe(true);
+    expect(first.events().find((e) => e.kind === "rollout-interrupted")).toMatchObject({ why: "lease-lost" });
     redis.resume();
     // One runner at a time: the first run has ended (its lease expired) before the second one starts.
     const second = track(startRun(cluster.config, "v3.7.1", env));
@@ -139,6 +140,9 @@ describe("a rollout through Redis faults", () => {
     expect(await first.done).toBe(1);
     expect(summaryOf(first)).toMatchObject({ result: "interrupted" });
     expect(first.err()).toContain("the cluster lock was lost");
+    // Told why: the lock went with the data (the next renewal or checkpoint found it gone).
+    const stopped = first.events().find((e) => e.kind === "rollout-interrupted");
+    expect(["lease-lost", "record-lost"]).toContain(stopped?.why);
     const second = track(startRun(cluster.config, "v3.7.1", env));
     expect(await second.done).toBe(0);
     // Planned from the cluster's versions: the upgraded workers are not steps of the new job.

@@ -296,7 +296,17 @@ export type RolloutEvent =
    */
   | { readonly kind: "store-unreachable"; readonly since: number; readonly error: string }
   /** The job store answers again after `downMs`; the rollout continues where it was. */
-  | { readonly kind: "store-recovered"; readonly since: number; readonly downMs: number };
+  | { readonly kind: "store-recovered"; readonly since: number; readonly downMs: number }
+  /**
+   * Emitted by the runner: it stopped without finishing and issues nothing more. `why`: `lease-lost` (the lease
+   * expired while Redis was away, or the lock was released or taken over), `record-lost` (Redis lost the job: a rerun
+   * goes by the cluster's facts), `shutdown` (this process stops; the checkpoint is kept for a takeover or a rerun).
+   */
+  | {
+      readonly kind: "rollout-interrupted";
+      readonly why: "lease-lost" | "record-lost" | "shutdown";
+      readonly detail: string;
+    };
 
 /** What the runner must do. Exactly one "next action" (the last effect) follows any `emit`s. */
 export type RolloutEffect =
