@@ -67,15 +67,19 @@ export function resolveSimOptions(input: SimOptionsInput = {}): SimClusterOption
 
 /** Workers that Kafka would not start with their version and connect.protocol (protocol-model.ts). */
 function refusedWorkers(o: z.output<typeof simOptionsSchema>): string[] {
-  const out: string[] = [];
+  const byProblem = new Map<string, string[]>();
   for (let i = 1; i <= o.workers; i++) {
     const name = `worker-${i}`;
     const override = o.workerOverrides?.[name];
     const setting = override?.connectProtocol === undefined ? o.connectProtocol : override.connectProtocol;
     const p = workerProtocols(override?.version ?? o.version, setting);
-    if (p.kind === "refused") out.push(`${name}: ${p.message}`);
+    if (p.kind === "refused") byProblem.set(p.message, [...(byProblem.get(p.message) ?? []), name]);
   }
-  return out;
+  return [...byProblem].map(([problem, names]) =>
+    names.length === o.workers && names.length > 1
+      ? `every worker: ${problem}`
+      : `${names.join(", ")}: ${problem}`,
+  );
 }
 
 export interface SimFlags {

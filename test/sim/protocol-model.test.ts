@@ -167,7 +167,10 @@ describe("the simulator runs what the model says", () => {
     expect(JSON.stringify(r.body)).toContain("worker-2: Kafka 2.3.1 rejects connect.protocol=sessioned");
     expect((await c.post("/sim/workers/worker-1/restart?version=5.0.0")).status).toBe(400);
     await expect(startSims({ workerOverrides: { "worker-1": { version: "5.1.0" } } })).rejects.toThrow(
-      "no model of Kafka 5.x",
+      "worker-1: the simulator has no model of Kafka 5.x",
+    );
+    await expect(startSims({ version: "2.3.1", connectProtocol: "sessioned" })).rejects.toThrow(
+      /^every worker: Kafka 2\.3\.1 rejects connect\.protocol=sessioned/,
     );
   });
 });
