@@ -177,4 +177,18 @@ describe("a rollout through Redis faults", () => {
     expect(second.events().some((e) => e.kind === "rollout-taken-over")).toBe(true);
     expect(cluster.restarts()).toEqual([1, 1, 1, 1]);
   }, 60_000);
+
+  it("Ctrl-C hands the lock over on the way out: an immediate rerun resumes (no wait for a 20 s lease)", async () => {
+    const { cluster, env } = await setup("interrupt", 20_000);
+    const first = track(startRun(cluster.config, "v3.7.1", env));
+    await until(() => cluster.restartCount() >= 1, 20_000);
+    first.interrupt();
+    expect(await first.done).toBe(1);
+    expect(summaryOf(first)).toMatchObject({ result: "interrupted" });
+    expect(first.events().find((e) => e.kind === "rollout-interrupted")).toMatchObject({ why: "shutdown" });
+    const second = track(startRun(cluster.config, "v3.7.1", env));
+    expect(await second.done).toBe(0);
+    expect(second.events().some((e) => e.kind === "rollout-taken-over")).toBe(true);
+    expect(cluster.restarts()).toEqual([1, 1, 1, 1]);
+  }, 60_000);
 });
