@@ -53,6 +53,7 @@ export interface SlackAppDeps {
   readonly ready: () => Promise<Readiness>;
   readonly commandName?: string;
   readonly replyWithinMs?: number;
+  /** How long a start waits for Slack to post the thread's parent before giving up (nothing started); default 60 s. */
   readonly parentWaitMs?: number;
   readonly newJobId?: () => string;
   readonly onJobChannel?: (jobId: string, channel: string) => void;
@@ -129,7 +130,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
       commandName,
       newJobId: deps.newJobId ?? (() => `cr-${randomUUID().slice(0, 8)}`),
       replyWithinMs: deps.replyWithinMs ?? 2_000,
-      parentWaitMs: deps.parentWaitMs ?? 5_000,
+      parentWaitMs: deps.parentWaitMs ?? 60_000,
       accepting: () => accepting,
       onJobChannel: deps.onJobChannel ?? (() => undefined),
     }),

@@ -69,11 +69,8 @@ export interface BotService {
     pace: RolloutPace | undefined,
     caller: Caller,
   ): Promise<PrepareResult>;
-  startRollout(rollout: PreparedRollout, jobId: string, thread: SlackThread | null): Promise<StartResult>;
-  /** The thread of a job started before its parent was posted (Slack slow): recorded for any replica. */
-  recordThread(jobId: string, thread: SlackThread): Promise<void>;
-  /** Stops a job whose thread Slack refused for good (nobody could follow it): aborts before the next restart. */
-  abortUnannounced(jobId: string): Promise<void>;
+  /** Starts the rollout with its thread (posted first: a job always knows where it reports). */
+  startRollout(rollout: PreparedRollout, jobId: string, thread: SlackThread): Promise<StartResult>;
   plan(cluster: string, argument: RolloutArgument, caller: Caller): Promise<SlackMessage>;
   /** With a cluster: its rollout and lock. Without: every configured cluster (the Home tab's overview). */
   status(cluster: string | undefined, caller: Caller): Promise<SlackMessage>;
@@ -226,12 +223,6 @@ export function createBotService(options: BotServiceOptions): BotService {
 
     startRollout(rollout, jobId, thread) {
       return service.start({ ...rollout, jobId, thread });
-    },
-
-    recordThread: (jobId, thread) => store.recordSlackMessages(jobId, { thread }),
-
-    async abortUnannounced(jobId) {
-      await store.requestControl(jobId, { action: "abort", by: "connect-roll", at: options.now() });
     },
 
     async plan(cluster, argument, caller) {

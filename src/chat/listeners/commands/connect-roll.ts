@@ -19,7 +19,10 @@ export interface ConnectRollCommandDeps {
   readonly newJobId: () => string;
   /** Answer in the ack body when the answer is ready within this; else ack "working…" and answer ephemerally. */
   readonly replyWithinMs: number;
-  /** How long to wait for the parent's ts before starting without it (Slack slow). */
+  /**
+   * A rollout starts only with its thread (the job records it from the start, so any replica that takes the job over
+   * reports there): how long to wait for Slack to post the parent. When it has not by then, nothing is started.
+   */
   readonly parentWaitMs: number;
   /** False once the app is shutting down: commands are refused (another replica takes them). */
   readonly accepting: () => boolean;
@@ -189,14 +192,31 @@ export function createConnectRollCommand(deps: ConnectRollCommandDeps): (args: A
       );
       return;
     }
-    if (posted.kind === "slow") log.warn({ jobId }, "thread parent not posted yet; starting without its ts");
+    if (posted.kind === "slow") {
+      log.warn(
+        { jobId, waitedMs: deps.parentWaitMs },
+        "thread parent not posted in time; rollout not started",
+      );
+      // If Slack posts it after all, it must not look like a rollout that is starting.
+      handle.ts.then(
+        () =>
+          deps.notifier.update(
+            channel,
+            parentKey,
+            notStartedParent(rollout.cluster, arg, "Slack took too long to post this thread"),
+          ),
+        () => undefined,
+      );
+      await tell(
+        notice("Slack is too slow right now", [
+          `The rollout's thread was not posted within ${Math.round(deps.parentWaitMs / 1000)} s, and a rollout only starts with its thread. Nothing was started; try again in a few minutes.`,
+        ]),
+      );
+      return;
+    }
     deps.onJobChannel(jobId, channel);
     try {
-      const started = await deps.bot.startRollout(
-        rollout,
-        jobId,
-        posted.kind === "posted" ? { channel, ts: posted.ts } : null,
-      );
+      const started = await deps.bot.startRollout(rollout, jobId, { channel, ts: posted.ts });
       if (started.kind === "locked") {
         deps.notifier.update(
           channel,
@@ -207,9 +227,6 @@ export function createConnectRollCommand(deps: ConnectRollCommandDeps): (args: A
         return;
       }
       log.info({ jobId }, "rollout started");
-      // Slack was slow: the job runs and its replies wait for the parent in the notifier's queue. Once the parent is
-      // posted its thread goes into the job record, so a replica that takes the job over reports in the same thread.
-      if (posted.kind === "slow") void recordThreadLater(jobId, channel, handle.ts, log, tell);
     } catch (err) {
       log.error({ err, jobId }, "rollout could not start");
       deps.notifier.update(
@@ -224,33 +241,6 @@ export function createConnectRollCommand(deps: ConnectRollCommandDeps): (args: A
         ]),
       );
     }
-  }
-
-  async function recordThreadLater(
-    jobId: string,
-    channel: string,
-    ts: Promise<string>,
-    log: Logger,
-    tell: (m: SlackMessage) => Promise<void>,
-  ): Promise<void> {
-    let parentTs: string;
-    try {
-      parentTs = await ts;
-    } catch (err) {
-      log.error({ err, jobId }, "thread parent refused after the rollout started; aborting it");
-      await deps.bot
-        .abortUnannounced(jobId)
-        .catch((e: unknown) => log.error({ err: e, jobId }, "abort of an unannounced rollout failed"));
-      await tell(
-        notice("Slack refused the rollout's thread, so I stopped the rollout", [
-          "No further worker will be restarted. Check that I am in this channel and run the command again.",
-        ]),
-      );
-      return;
-    }
-    await deps.bot
-      .recordThread(jobId, { channel, ts: parentTs })
-      .catch((err: unknown) => log.error({ err, jobId }, "thread could not be recorded in the job"));
   }
 }
 

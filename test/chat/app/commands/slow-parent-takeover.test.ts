@@ -8,31 +8,21 @@ afterEach(async () => {
   h = undefined;
 });
 
-describe("the thread parent is slower than the start", () => {
-  it("the job starts, records its thread once the parent is posted, and the replica that takes it over reports there", async () => {
-    h = await startHarness({
-      replicas: 2,
-      lockTtlMs: 1500,
-      orphanSweepMs: 200,
-      parentWaitMs: 200,
-      simSpeed: 5,
-    });
+describe("the thread parent is slow to post", () => {
+  it("the job starts only once its parent is posted, with its thread from the first record; the replica that takes it over reports there", async () => {
+    h = await startHarness({ replicas: 2, lockTtlMs: 1500, orphanSweepMs: 200, simSpeed: 5 });
     const harness = h;
     const [a, b] = harness.replicas;
     if (a === undefined || b === undefined) throw new Error("two replicas expected");
-    // Slack takes 1 s to post the parent: far beyond the 200 ms the start waits for it.
+    // Slack takes 1 s to post the parent (the start waits up to 3 s in this harness).
     harness.fake.failNext("chat.postMessage", { delayMs: 1000 });
     await harness.command("sim v3.7", { replica: 0 });
     const jobId = await harness.waitFor(() => a.runtime.service.running()[0], 5000, "job running on A");
-    expect((await b.store.loadJob(jobId)).thread).toBeNull();
-
-    const parent = await harness.waitFor(() => harness.parents()[0], 5000, "parent posted");
-    const recorded = await harness.waitFor(
-      async () => (await b.store.loadJob(jobId)).thread ?? undefined,
-      5000,
-      "thread recorded in the job",
-    );
-    expect(recorded).toEqual({ channel: parent.channel, ts: parent.ts });
+    const parent = harness.parents()[0];
+    expect(parent).toBeDefined();
+    // The job was created with its thread (startRollout takes one: a job never exists without it).
+    expect((await b.store.loadJob(jobId)).thread).toEqual({ channel: parent?.channel, ts: parent?.ts });
+    const parentTs = parent?.ts ?? "";
 
     await harness.waitFor(
       async () => {
@@ -57,20 +47,44 @@ describe("the thread parent is slower than the start", () => {
     await harness.crash(0);
 
     await harness.waitFor(
-      () => harness.thread(parent.ts).replies.find((r) => r.text.includes("succeeded after")),
+      () => harness.thread(parentTs).replies.find((r) => r.text.includes("succeeded after")),
       25_000,
       "final report in the same thread",
     );
     expect(
-      harness.thread(parent.ts).replies.some((r) => r.text.includes("Resumed by replica `replica-1`")),
+      harness.thread(parentTs).replies.some((r) => r.text.includes("Resumed by replica `replica-1`")),
     ).toBe(true);
     expect(harness.parents()).toHaveLength(1);
-    const replies = harness.thread(parent.ts).replies;
+    const replies = harness.thread(parentTs).replies;
     for (const n of [1, 2, 3])
       expect(replies.filter((r) => r.text.startsWith(`Step ${n}/3 `))).toHaveLength(1);
     // B edited A's step replies in place: the ts values it recorded are those A posted.
     const finished = await b.store.loadJob(jobId);
     expect(finished.messages?.[`${jobId}:step:2`]).toBe(stepTs[`${jobId}:step:2`]);
     expect(Object.values(harness.sim.cluster.state().counters.restarts)).toEqual([1, 1, 1]);
+  });
+});
+
+describe("the thread parent is not posted in time", () => {
+  it("nothing is started, the requester is told, and a parent posted late says the rollout did not start", async () => {
+    h = await startHarness({ parentWaitMs: 300 });
+    const harness = h;
+    harness.fake.failNext("chat.postMessage", { delayMs: 1500 });
+    const ack = await harness.command("sim v3.7");
+    expect(ack.text).toContain("Starting the rollout of sim");
+    const told = await harness.waitFor(
+      () => harness.responses.find((r) => String(r.text).includes("Slack is too slow right now")),
+      5000,
+      "the requester told",
+    );
+    expect(JSON.stringify(told)).toContain("Nothing was started");
+    expect(await harness.replicas[0]?.store.listJobs()).toEqual([]);
+    expect(await harness.replicas[0]?.store.readLock("sim")).toBeNull();
+    await harness.waitFor(
+      () => harness.parents()[0]?.text.includes("not started: Slack took too long"),
+      5000,
+      "late parent marked not started",
+    );
+    expect(Object.values(harness.sim.cluster.state().counters.restarts).every((n) => n === 0)).toBe(true);
   });
 });
