@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { planCommand } from "../../src/cli/commands/plan.js";
+import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
 import { simClusterConfig } from "../../src/cli/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
@@ -76,4 +77,49 @@ describe("plan notes", () => {
     expect(warn?.severity).toBe("warn");
     expect(warn?.message).toMatch(/^This is a downgrade: worker-\d runs 3\.7\.1/);
   });
+});
+
+describe("run says what plan adds", () => {
+  it("warns about a downgrade on stderr and still runs it", async () => {
+    const live = await startSim({
+      virtualTime: false,
+      workers: 2,
+      connectors: 2,
+      tasksPerConnector: 2,
+      version: "3.7.1",
+      delayMs: 500,
+      restartMs: 100,
+      taskStartMs: 20,
+      rebalanceMs: 20,
+    });
+    try {
+      const cluster = simClusterConfig({
+        clusterName: "sim",
+        workers: live.workers,
+        controlUrl: live.controlUrl,
+        delayMs: 500,
+        restartMs: 100,
+        pollIntervalMs: 100,
+        quietPeriodMs: 100,
+        consecutivePolls: 2,
+      });
+      const file = join(tmpdir(), `connect-roll-run-notes-${process.pid}.yml`);
+      await writeFile(file, stringify({ clusters: { sim: cluster } }));
+      while (
+        live.cluster.state().leader === null ||
+        !live.cluster.state().tasks.every((t) => t.state === "RUNNING")
+      )
+        await new Promise((r) => setTimeout(r, 20));
+      const io = captureIo();
+      const code = await runCli(
+        { version: "0", commands: [runCommand] },
+        ["run", "--config", file, "sim", "3.6.1", "--yes"],
+        io,
+      );
+      expect(io.err()).toMatch(/connect-roll run: warn: This is a downgrade: worker-\d runs 3\.7\.1/);
+      expect(code).toBe(0);
+    } finally {
+      await live.close();
+    }
+  }, 60_000);
 });

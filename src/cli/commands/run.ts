@@ -25,6 +25,7 @@ import {
 import { createRootLogger } from "../create-logger.js";
 import { connectRedis, createRedisClient } from "../create-redis.js";
 import { oneLine } from "../one-line.js";
+import { planNotes } from "../plan-notes.js";
 import { preflightCluster } from "../preflight.js";
 import { renderEventLine } from "../render-event-line.js";
 
@@ -156,7 +157,12 @@ async function runRollout(
   const owner = `cli:${hostname()}:${process.pid}`;
   const write = (obj: unknown) => io.stdout.write(`${JSON.stringify(obj)}\n`);
   const lastGate = new Map<number, string>();
+  const planSettings = rolloutSettingsFor(ctx.cluster, pace === undefined ? {} : { pace });
   const onEvent = (event: RolloutEvent) => {
+    // What `plan` adds to the engine's findings (a downgrade, why no window formed) is said here too, on stderr.
+    if (event.kind === "rollout-planned")
+      for (const note of planNotes(event.plan, planSettings.planPolicy, planSettings.delayMs))
+        io.stderr.write(`connect-roll run: ${note.severity}: ${note.message}\n`);
     if (json) write(event.kind === "rollout-planned" ? { kind: event.kind, plan: event.plan } : event);
     else {
       const line = renderEventLine(event, lastGate);
