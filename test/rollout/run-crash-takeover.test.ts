@@ -145,10 +145,13 @@ describe("connect-roll run killed with SIGKILL mid-step", () => {
       };
       hangingPid = state.hangingPid ?? null;
       return hangingPid !== null;
-    }, 20_000);
+    }, 40_000);
     first.child.kill("SIGKILL");
     await first.exit;
     if (hangingPid !== null) process.kill(-hangingPid, "SIGKILL");
+    // The restarted worker is up again before the takeover looks: nothing but the checkpoint (or a start time) can
+    // tell it was restarted.
+    await waitFor(async () => running.cluster.state().workers.every((w) => w.state === "running"), 20_000);
     await waitFor(async () => (await redis.exists(`${prefix}lock:{sim}`)) === 0, 10_000);
 
     const second = runCli(config, "restart");
@@ -187,10 +190,13 @@ describe("connect-roll run killed with SIGKILL mid-step", () => {
       };
       hangingPid = state.hangingPid ?? null;
       return hangingPid !== null;
-    }, 20_000);
+    }, 40_000);
     first.child.kill("SIGKILL");
     await first.exit;
     if (hangingPid !== null) process.kill(-hangingPid, "SIGKILL");
+    // The restarted worker is up again before the takeover looks: nothing but the checkpoint (or a start time) can
+    // tell it was restarted.
+    await waitFor(async () => running.cluster.state().workers.every((w) => w.state === "running"), 20_000);
     await waitFor(async () => (await redis.exists(`${prefix}lock:{sim}`)) === 0, 10_000);
 
     const second = runCli(config, "restart");
