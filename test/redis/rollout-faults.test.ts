@@ -48,7 +48,7 @@ const eachAtMostOnce = (cluster: FaultCluster) => expect(cluster.restarts().ever
 
 describe("a rollout through Redis faults", () => {
   it("SIGSTOP shorter than the lease: the run pauses, says so, resumes and succeeds; a second run meanwhile is refused", async () => {
-    const { redis, cluster, env } = await setup("stop-short", 6_000);
+    const { redis, cluster, env } = await setup("stop-short", 8_000);
     const run = track(startRun(cluster.config, "v3.7.1", env));
     await until(() => cluster.restartCount() >= 1, 20_000);
     redis.pause();
