@@ -33,7 +33,10 @@ export interface RunFigures {
 /** The bot's own cost (connect-roll rows only). */
 export interface BotCost {
   readonly steps: number;
+  /** Reads of the whole cluster. */
   readonly polls: number;
+  /** Probes of one restarted worker (one or two calls each). */
+  readonly probes?: number;
   readonly httpCalls: number;
   readonly cpuMs: number;
   /** Resident set size after the run, MiB. */

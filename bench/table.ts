@@ -129,10 +129,26 @@ export function renderScenario(
     ]);
   }
   out.push(...grid(ratioRows).map((l) => `    ${l}`));
+  const ss = aggs.find((a) => a.strategy === "statefulset")?.mean ?? null;
+  if (ss !== null) {
+    out.push("");
+    const ssRows: string[][] = [["× StatefulSet / Strimzi roll", ...FIGURE_KEYS.map((k) => HEADERS[k])]];
+    for (const a of aggs) {
+      const mean = a.mean;
+      if (mean === null || a.strategy === "statefulset") continue;
+      ssRows.push([
+        STRATEGY_LABELS[a.strategy],
+        ...FIGURE_KEYS.map((k) => formatRatio(ratio(mean[k], ss[k]))),
+      ]);
+    }
+    out.push(...grid(ssRows).map((l) => `    ${l}`));
+  }
   const bots = runs.filter((r) => r.bot !== null);
   if (bots.length > 0) {
     out.push("");
-    const botRows: string[][] = [["bot cost", "steps", "polls/step", "HTTP/step", "CPU ms/step", "RSS MiB"]];
+    const botRows: string[][] = [
+      ["bot cost", "steps", "polls/step", "probes/step", "HTTP/step", "CPU ms/step", "RSS MiB"],
+    ];
     for (const id of order) {
       const own = bots.flatMap((r) => (r.strategy === id && r.bot ? [r.bot] : []));
       if (own.length === 0) continue;
@@ -141,6 +157,7 @@ export function renderScenario(
         STRATEGY_LABELS[id],
         mean((b) => b.steps).toFixed(0),
         mean((b) => b.polls / b.steps).toFixed(1),
+        mean((b) => (b.probes ?? 0) / b.steps).toFixed(1),
         mean((b) => b.httpCalls / b.steps).toFixed(1),
         mean((b) => b.cpuMs / b.steps).toFixed(1),
         mean((b) => b.rssMiB).toFixed(0),

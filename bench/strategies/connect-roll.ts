@@ -1,6 +1,5 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { startSim } from "../../src/sim/start-sim.js";
+import { runBenchRollout } from "../in-process-rollout.js";
 import { runFigures } from "../metrics.js";
 import type { BotCost, RunResult, Strategy, StrategyId } from "../run-types.js";
 import type { Scenario } from "../scenarios.js";
@@ -8,36 +7,29 @@ import { finishRun, prepareBenchCluster, watchLeaderBounce } from "../sim-driver
 
 /**
  * connect-roll itself (followers first, leader last, each step gated), run in process against a started simulator
- * in virtual time through `runInProcessRollout` of src/cli/in-process-rollout.ts. The module is loaded at run
- * time: until it exists, the rows say "runner not available".
+ * in virtual time through `runBenchRollout` (bench/in-process-rollout.ts: the real runner, reader with its probe and
+ * executor, every prompt approved).
  */
 export type Pace = "safe" | "window";
 
-const RUNNER_URL = new URL("../../src/cli/in-process-rollout.ts", import.meta.url);
 export const POLL_INTERVAL_MS = 5_000;
 
 interface RunnerOutput {
   readonly summary: unknown;
   readonly httpCalls: number;
   readonly polls: number;
+  /** Single-worker probes (0 when the runner does not say). */
+  readonly probes: number;
   readonly cpuMs: number;
 }
 
 export type RunInProcessRollout = (options: Record<string, unknown>) => Promise<unknown>;
 
-let loaded: Promise<RunInProcessRollout | string> | null = null;
-
-/** The runner function, or why it is not available. */
+/** The runner function. */
 export function loadRunner(): Promise<RunInProcessRollout | string> {
-  loaded ??= (async () => {
-    if (!existsSync(fileURLToPath(RUNNER_URL)))
-      return "runner not available (src/cli/in-process-rollout.ts missing)";
-    const mod: unknown = await import(RUNNER_URL.href);
-    const fn = isRecord(mod) ? mod.runInProcessRollout : undefined;
-    if (typeof fn !== "function") return "runner not available (no runInProcessRollout export)";
-    return (options) => Promise.resolve(fn(options));
-  })();
-  return loaded;
+  return Promise.resolve((options) =>
+    runBenchRollout(options as unknown as Parameters<typeof runBenchRollout>[0]),
+  );
 }
 
 function isRecord(x: unknown): x is Record<string, unknown> {
@@ -47,7 +39,13 @@ function isRecord(x: unknown): x is Record<string, unknown> {
 function parseOutput(x: unknown): RunnerOutput | string {
   if (!isRecord(x)) return "runner returned no object";
   const num = (k: string): number => (typeof x[k] === "number" ? x[k] : Number.NaN);
-  const out = { summary: x.summary, httpCalls: num("httpCalls"), polls: num("polls"), cpuMs: num("cpuMs") };
+  const out = {
+    summary: x.summary,
+    httpCalls: num("httpCalls"),
+    polls: num("polls"),
+    probes: typeof x.probes === "number" ? x.probes : 0,
+    cpuMs: num("cpuMs"),
+  };
   return Number.isNaN(out.httpCalls + out.polls + out.cpuMs)
     ? "runner returned no httpCalls/polls/cpuMs"
     : out;
@@ -101,7 +99,6 @@ export async function runConnectRollWith(
     const cpuBefore = process.cpuUsage();
     const raw = await runner({
       sim,
-      cluster: "sim",
       target: { kind: "upgrade", version: scenario.targetVersion, argument: scenario.targetVersion },
       pace,
       pollIntervalMs: scenario.pollIntervalMs ?? POLL_INTERVAL_MS,
@@ -119,6 +116,7 @@ export async function runConnectRollWith(
     const bot: BotCost = {
       steps: stepCount(out.summary, bc.workers.length),
       polls: out.polls,
+      probes: out.probes,
       httpCalls: out.httpCalls,
       // The runner's own figure when it gives one; else this process's CPU time during the run (sim included).
       cpuMs: out.cpuMs > 0 ? out.cpuMs : (cpu.user + cpu.system) / 1000,

@@ -678,7 +678,7 @@ function notBackYet(
       { kind: "settling", step: step.step, baseline: phase.baseline },
     );
   }
-  return { state: { ...s, phase: { ...phase, seenDown } }, effects: [watchBack(s, step)] };
+  return { state: { ...s, phase: { ...phase, seenDown } }, effects: [watchBack(s, step, now)] };
 }
 
 /**
@@ -688,26 +688,32 @@ function notBackYet(
  * is seen late is taken from the window's room before the deadline: the probe interval (default 1 s). Elsewhere the
  * normal interval.
  */
-export function backPollMs(s: RolloutState, step: StepRecord): number {
+export function backPollMs(s: RolloutState, step: StepRecord, now?: number): number {
   const key = windowKeyOf(s, step.worker);
   if (key?.startsWith("eager:") === true) return Math.max(500, Math.round(s.settings.pollIntervalMs / 10));
-  if (key?.startsWith("pace:") === true)
-    return Math.min(
-      s.settings.pollIntervalMs,
-      resolvePlanPolicy(s.settings.planPolicy).windowProbeIntervalMs,
-    );
-  return s.settings.pollIntervalMs;
+  if (key?.startsWith("pace:") !== true) return s.settings.pollIntervalMs;
+  const p = resolvePlanPolicy(s.settings.planPolicy);
+  const probe = Math.min(s.settings.pollIntervalMs, p.windowProbeIntervalMs);
+  // While the worker is due back (the expected restart ± its jitter), four times as often: it is seen within a
+  // quarter of the interval, for a few more calls.
+  const elapsed = now === undefined || step.restartIssuedAt === null ? null : now - step.restartIssuedAt;
+  const r = s.settings.expectedRestartMs;
+  const due =
+    elapsed !== null &&
+    elapsed + probe >= r * (1 - p.restartJitter) &&
+    elapsed <= r * (1 + p.restartJitter) + probe;
+  return due ? Math.max(100, Math.round(probe / 4)) : probe;
 }
 
 /**
  * The next look at a restarted worker: a probe of that worker alone (one `GET /`, plus its metrics for a plain
  * restart, whose proof is the process start time), not a read of the whole cluster.
  */
-function watchBack(s: RolloutState, step: StepRecord): RolloutEffect {
+function watchBack(s: RolloutState, step: StepRecord, now?: number): RolloutEffect {
   return {
     kind: "probe-worker",
     worker: step.worker,
-    afterMs: backPollMs(s, step),
+    afterMs: backPollMs(s, step, now),
     metrics: s.target.kind === "restart",
   };
 }
@@ -922,9 +928,59 @@ function onSettling(
     state: next,
     effects: [
       ...effects,
-      { kind: "read-cluster", afterMs: nextPollMs(s.settings.pollIntervalMs, verdict.reasons) },
+      {
+        kind: "read-cluster",
+        afterMs:
+          windowKeyOf(s, step.worker)?.startsWith("pace:") === true
+            ? windowGatePollMs(s, step, verdict.reasons, now)
+            : nextPollMs(s.settings.pollIntervalMs, verdict.reasons),
+      },
     ],
   };
+}
+
+/** Reasons a pace window's gate gives while the window's held tasks wait for its deadline. */
+const WAITING_FOR_DEADLINE: ReadonlySet<GateReason["code"]> = new Set([
+  "held-by-scheduled-delay",
+  "tasks-not-running",
+  "assignment-incomplete",
+  "assignment-unstable",
+  "rebalance-recent",
+]);
+
+/** After the deadline (or the closing leader's return), the first look at the cluster: time to rebalance. */
+export const DEADLINE_ALLOWANCE_MS = 1_000;
+
+/**
+ * The gate at the end of a pace window. Before the deadline, while nothing but the window's held tasks is missing
+ * (UNASSIGNED: every window worker's, not only the last one's), one poll just after the deadline (at most every
+ * 30 s). Then, once the tasks are handed out, the confirming polls: N identical polls spanning the quiet period
+ * (quietPeriodMs / (N − 1), between the probe interval and the poll interval), not N poll intervals.
+ */
+export function windowGatePollMs(
+  s: RolloutState,
+  step: StepRecord,
+  reasons: readonly GateReason[],
+  now: number,
+): number {
+  const poll = s.settings.pollIntervalMs;
+  const probe = resolvePlanPolicy(s.settings.planPolicy).windowProbeIntervalMs;
+  // The leader closing the window: the new leader handed the held tasks out, the deadline is gone with it.
+  const deadline = step.isLeader ? null : (s.openWindow?.deadline ?? null);
+  const onlyHeld =
+    reasons.some((r) => r.code === "held-by-scheduled-delay") &&
+    reasons.every(
+      (r) =>
+        WAITING_FOR_DEADLINE.has(r.code) &&
+        (r.code !== "tasks-not-running" || r.tasks.every((t) => t.state === "UNASSIGNED")),
+    );
+  if (deadline !== null && onlyHeld && deadline > now)
+    return Math.max(probe, Math.min(HELD_POLL_CAP_MS, deadline - now + DEADLINE_ALLOWANCE_MS));
+  if (deadline !== null && deadline > now) return poll;
+  const gate = s.settings.gatePolicy;
+  const n = Math.max(2, gate.consecutivePolls ?? 3);
+  const quiet = gate.quietPeriodMs ?? 10_000;
+  return Math.min(poll, Math.max(probe, Math.round(quiet / (n - 1))));
 }
 
 function nextStep(

@@ -1,0 +1,117 @@
+import pino from "pino";
+import {
+  createReaderFor,
+  createRestarterFor,
+  restartTargetsFor,
+  rolloutSettingsFor,
+} from "../src/cli/compose-cluster.js";
+import { simRunnerClock } from "../src/cli/in-process-rollout.js";
+import { simClusterConfig } from "../src/cli/sim-cluster-config.js";
+import { type ClusterConfig, clusterSchema } from "../src/config/schema.js";
+import type { ClusterReader } from "../src/connect/cluster-reader.js";
+import type { RolloutTarget } from "../src/core/plan/plan-types.js";
+import { summarizeRollout } from "../src/core/rollout/summarize.js";
+import { createMemoryJobStore } from "../src/jobs/memory-job-store.js";
+import { createRolloutService } from "../src/jobs/rollout-service.js";
+import type { ApprovalSource } from "../src/jobs/runner.js";
+import type { RunningSim } from "../src/sim/start-sim.js";
+
+/**
+ * The benchmark's connect-roll runner: the real engine (runner, HTTP reader with its single-worker probe, sim
+ * executor over HTTP, in-process store) against a started simulator in its virtual time, every prompt approved.
+ * Like `runInProcessRollout` of src/cli, but it keeps the reader's probe and counts whole-cluster reads and probes
+ * apart, the bot cost the benchmark reports.
+ */
+export interface BenchRolloutOptions {
+  readonly sim: RunningSim;
+  readonly target: RolloutTarget;
+  readonly pace: "safe" | "window";
+  readonly delayMs: number;
+  readonly expectedRestartMs: number;
+  readonly pollIntervalMs: number;
+}
+
+export interface BenchRolloutResult {
+  readonly summary: ReturnType<typeof summarizeRollout>;
+  readonly httpCalls: number;
+  /** Reads of the whole cluster. */
+  readonly polls: number;
+  /** Probes of one worker. */
+  readonly probes: number;
+  readonly cpuMs: number;
+}
+
+export async function runBenchRollout(o: BenchRolloutOptions): Promise<BenchRolloutResult> {
+  const name = "sim";
+  const logger = pino({ level: "silent" });
+  const clock = simRunnerClock(o.sim);
+  const cluster: ClusterConfig = clusterSchema.parse(
+    simClusterConfig({
+      clusterName: name,
+      workers: o.sim.workers,
+      controlUrl: o.sim.controlUrl,
+      delayMs: o.delayMs,
+      restartMs: o.expectedRestartMs,
+      pollIntervalMs: o.pollIntervalMs,
+    }),
+  );
+  const store = createMemoryJobStore();
+  const reader = createReaderFor({ name, cluster, env: {}, logger, now: clock.now, sleep: clock.sleep });
+  let polls = 0;
+  let probes = 0;
+  const counting: ClusterReader = {
+    read: (signal) => {
+      polls += 1;
+      return reader.read(signal);
+    },
+    probe: (worker, options, signal) => {
+      probes += 1;
+      if (!reader.probe) throw new Error("the HTTP reader has no probe");
+      return reader.probe(worker, options, signal);
+    },
+    stats: () => reader.stats(),
+    close: () => reader.close(),
+  };
+  const approvals: ApprovalSource = {
+    wait: async (_job, approval) => ({
+      decision: approval.options[0] ?? "approve",
+      by: "policy",
+      at: clock.now(),
+    }),
+  };
+  const service = createRolloutService({
+    store,
+    clock,
+    logger,
+    owner: "bench",
+    lockTtlMs: 60_000,
+    depsFor: () => ({
+      store,
+      reader: counting,
+      restarter: createRestarterFor({ name, cluster, env: {}, logger }),
+      clock,
+      logger,
+      approvals,
+      workers: restartTargetsFor(cluster),
+    }),
+  });
+  const cpuBefore = process.cpuUsage();
+  const started = await service.start({
+    cluster: name,
+    target: o.target,
+    image: null,
+    requestedBy: "bench",
+    settings: rolloutSettingsFor(cluster, { pace: o.pace }),
+  });
+  if (started.kind !== "started") throw new Error(`cluster ${name} is locked by ${started.holder.owner}`);
+  const outcome = await started.done;
+  const cpu = process.cpuUsage(cpuBefore);
+  // The service closed the reader when the run ended; its counters stay readable.
+  return {
+    summary: summarizeRollout(outcome.state, clock.now()),
+    httpCalls: reader.stats().httpCalls,
+    polls,
+    probes,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+  };
+}
