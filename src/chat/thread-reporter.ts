@@ -166,7 +166,11 @@ export function createThreadReporter(
           event.why === "shutdown"
             ? "⏹️ This replica is stopping: the rollout is checkpointed and another replica resumes it."
             : event.why === "record-lost"
-              ? "⏹️ Stopped: Redis lost this rollout's record; no worker is restarted by it any more. Start the rollout again: workers already done (version, start time) are skipped."
+              ? `⏹️ Stopped: Redis lost this rollout's record; no worker is restarted by it any more. ${
+                  state.target.kind === "upgrade"
+                    ? "Start it again: workers already on the target version are skipped."
+                    : `Restart the rest with \`connect-roll run ${state.cluster} restart --since ${new Date(state.target.since ?? state.startedAt).toISOString()}\`: workers started since then are skipped.`
+                }`
               : `⏹️ Stopped: this replica lost the cluster's lock (${event.detail}); no further restart from it. Another replica resumes from the checkpoint once Redis answers.`,
         );
         break;
