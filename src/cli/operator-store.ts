@@ -68,8 +68,10 @@ export async function openOperatorStore(file: string, io: CliIo): Promise<OpenRe
     level: env.LOG_LEVEL === "info" ? "warn" : env.LOG_LEVEL,
     pretty: false,
   });
-  const redis = createRedisClient(url, logger);
+  let redis: ReturnType<typeof createRedisClient>;
   try {
+    // redis.tls from the config applies (CA, client certificate, server name); an unreadable file is an error here.
+    redis = createRedisClient({ url, tls: config.redis?.tls }, logger);
     await connectRedis(redis, url, io.signal);
   } catch (e) {
     return { kind: "error", message: (e as Error).message };
