@@ -57,6 +57,15 @@ describe.skipIf(!existsSync("/usr/bin/redis-cli"))("Redis Cluster (3 masters on 
       CONNECT_ROLL_REDIS_PREFIX: "ha:",
       CONNECT_ROLL_LOCK_TTL_MS: "3000",
     });
+    // One runner at a time on a Redis Cluster too: a second run of the same cluster is refused while the first runs.
+    await until(() => roll.restartCount() >= 1, 20_000);
+    const other = startRun(roll.config, "v3.7.1", {
+      REDIS_URL: url,
+      CONNECT_ROLL_REDIS_PREFIX: "ha:",
+      CONNECT_ROLL_LOCK_TTL_MS: "3000",
+    });
+    expect(await other.done).toBe(1);
+    expect(other.err()).toContain("is locked by job");
     expect(await r.done, r.err()).toBe(0);
     expect(summaryOf(r)).toMatchObject({ result: "succeeded" });
     expect(roll.restarts()).toEqual([1, 1, 1, 1]);
