@@ -54,6 +54,25 @@ function handleConnectors(
     }
     return sendJson(res, 200, out);
   }
+  if (action === "tasks" && extra.length === 2 && view.info(name)) {
+    // Real Connect: POST /connectors/{name}/tasks/{id}/restart → 204; GET …/tasks/{id}/status → the task's entry.
+    const [idText, sub] = extra;
+    const id = /^\d+$/.test(idText ?? "") ? Number(idText) : -1;
+    if (method === "POST" && sub === "restart") {
+      if (view.rebalancing()) return sendConnectError(res, 409, REBALANCE_409);
+      const outcome = view.restartTask(name, id);
+      if (outcome === "restarted") return sendEmpty(res, 204);
+      if (outcome === "not-assigned")
+        return sendConnectError(res, 409, `Task ${name}-${id} is not currently assigned`);
+      return sendConnectError(res, 404, `Unknown task ${name}-${id}`);
+    }
+    if (method === "GET" && sub === "status") {
+      const task = view.status(name)?.tasks.find((t) => t.id === id);
+      return task
+        ? sendJson(res, 200, task)
+        : sendConnectError(res, 404, `No status found for task ${name}-${id}`);
+    }
+  }
   if (extra.length > 0 || !view.info(name)) {
     return sendConnectError(
       res,

@@ -78,6 +78,8 @@ export interface ConnectView {
   config(name: string): Record<string, string> | null;
   tasks(name: string): TaskInfo[] | null;
   restart(name: string, includeTasks: boolean, onlyFailed: boolean, legacy: boolean): RestartOutcome;
+  /** `POST /connectors/{name}/tasks/{id}/restart`: restarts the task where it runs. */
+  restartTask(name: string, id: number): "restarted" | "not-found" | "not-assigned";
   pause(name: string): boolean;
   resume(name: string): boolean;
   stop(name: string): boolean;
@@ -163,6 +165,19 @@ export function createConnectView(ctx: SimContext): ConnectView {
         id: { connector: name, task: taskIndexOf(k) },
         config: { ...c.config, "task.class": `org.apache.kafka.connect.tools.${taskClass}` },
       }));
+    },
+    restartTask(name, id) {
+      const c = ctx.connectors.get(name);
+      if (!c || !connectorTaskKeys(c).some((k) => taskIndexOf(k) === id)) return "not-found";
+      for (const m of live()) {
+        for (const key of m.tasks.keys()) {
+          if (connectorOfTask(key) === name && taskIndexOf(key) === id) {
+            restartTaskInPlace(ctx, m, key);
+            return "restarted";
+          }
+        }
+      }
+      return "not-assigned";
     },
     restart(name, includeTasks, onlyFailed, legacy) {
       const c = ctx.connectors.get(name);

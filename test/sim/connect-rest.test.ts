@@ -135,6 +135,22 @@ describe("Connect REST API over HTTP (docs/connect-behaviour.md#the-rest-api)", 
     for (const t of held) expect(st.tasks.find((x) => x.id === t)?.state).toBe("UNASSIGNED");
   });
 
+  it("a task's restart (204, as real 3.9 and 4.1 answer) and status; unknown tasks 404", async () => {
+    const { s, c } = await sim();
+    const url = s.workers[0]?.url ?? "";
+    const before = (await c.state()).counters.taskInterruptions;
+    const restart = await request(`${url}/connectors/conn-01/tasks/0/restart`, { method: "POST" });
+    expect(restart.statusCode).toBe(204);
+    await restart.body.dump();
+    await c.advance(1_000);
+    expect((await c.state()).counters.taskInterruptions).toBe(before + 1);
+    const status = await get(`${url}/connectors/conn-01/tasks/0/status`);
+    expect(status.json()).toMatchObject({ id: 0, state: "RUNNING" });
+    const unknown = await request(`${url}/connectors/conn-01/tasks/99/restart`, { method: "POST" });
+    expect(unknown.statusCode).toBe(404);
+    await unknown.body.dump();
+  });
+
   it("pause (202), resume (202) and stop (204 from 3.5)", async () => {
     const { s, c } = await sim();
     const url = s.workers[0]?.url ?? "";

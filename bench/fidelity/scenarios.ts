@@ -1,0 +1,354 @@
+import type { ClusterDriver, ClusterShape, FidelityState } from "./cluster-driver.js";
+
+/**
+ * Fidelity scenarios: written once against the control API, each returns named observations (facts and numbers)
+ * that the simulator and the real cluster must agree on. Timings carry a stated tolerance (real clusters on 2 cores
+ * jitter by seconds); facts must be equal.
+ */
+export interface Observation {
+  readonly name: string;
+  readonly value: number | boolean | string | null;
+  /** Numbers: agreement within ± this many units (ms for timings). Absent: must be equal. */
+  readonly tolerance?: number;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly summary: string;
+  /** Which cluster it needs (scenarios with the same shape share one cluster, run in order). */
+  readonly shape: "base" | "eager" | "mixed";
+  run(c: ClusterDriver, shape: ClusterShape): Promise<Observation[]>;
+}
+
+const steady = (s: FidelityState) =>
+  s.heldTasks.length === 0 &&
+  s.delayDeadline === null &&
+  s.workers.every((w) => w.state === "running") &&
+  s.tasks.length > 0 &&
+  s.tasks.every((t) => t.state === "RUNNING");
+
+async function settle(c: ClusterDriver, shape: ClusterShape): Promise<FidelityState> {
+  return c.until("steady", steady, shape.delayMs * 3 + 120_000);
+}
+
+/** The first follower (by name) that runs at least one task. */
+function follower(s: FidelityState, except: readonly string[] = []): FidelityState["workers"][number] {
+  const w = s.workers.find((x) => x.name !== s.leader && x.tasks.length > 0 && !except.includes(x.name));
+  if (!w) throw new Error("no follower with tasks");
+  return w;
+}
+
+const delta = (
+  a: FidelityState,
+  b: FidelityState,
+  k: "taskMoves" | "taskInterruptions" | "eagerRebalances",
+) => b.counters[k] - a.counters[k];
+
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && [...a].sort().join(",") === [...b].sort().join(",");
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    name: "follower-bounce",
+    summary: "a follower restarted inside the delay",
+    shape: "base",
+    async run(c, shape) {
+      const s0 = await settle(c, shape);
+      const f = follower(s0);
+      const t0 = s0.now;
+      await c.control(`/sim/workers/${f.name}/restart`);
+      const held = await c.until(
+        "held",
+        (s) => s.delayDeadline !== null && f.tasks.every((t) => s.heldTasks.includes(t)),
+        shape.delayMs,
+      );
+      const back = await c.until("back", steady, shape.delayMs * 2 + 60_000);
+      const own = back.workers.find((w) => w.name === f.name)?.tasks ?? [];
+      return [
+        { name: "its tasks are held by the delay", value: true },
+        { name: "deadline after the stop (ms)", value: (held.delayDeadline ?? 0) - t0, tolerance: 3_000 },
+        { name: "tasks back after (ms)", value: back.now - t0, tolerance: 4_000 },
+        { name: "its tasks come back to it", value: sameSet(own, f.tasks) },
+        { name: "moves", value: delta(s0, back, "taskMoves") },
+        { name: "interruptions", value: delta(s0, back, "taskInterruptions") },
+        { name: "leader unchanged", value: back.leader === s0.leader },
+      ];
+    },
+  },
+  {
+    name: "two-bounces-one-window",
+    summary: "a second follower bounced while the first one's tasks are held",
+    shape: "base",
+    async run(c, shape) {
+      const s0 = await settle(c, shape);
+      const f1 = follower(s0);
+      const f2 = follower(s0, [f1.name]);
+      await c.control(`/sim/workers/${f1.name}/restart`);
+      const first = await c.until("first held", (s) => s.delayDeadline !== null, shape.delayMs);
+      await c.pass(2_000);
+      await c.control(`/sim/workers/${f2.name}/restart`);
+      const second = await c.until(
+        "both held",
+        (s) => f2.tasks.every((t) => s.heldTasks.includes(t)) && s.delayDeadline !== null,
+        shape.delayMs,
+      );
+      const back = await c.until("back", steady, shape.delayMs * 2 + 60_000);
+      return [
+        {
+          name: "one deadline for both",
+          value: Math.abs((second.delayDeadline ?? 0) - (first.delayDeadline ?? 0)) < 1_500,
+        },
+        {
+          name: "first follower's tasks back to it",
+          value: sameSet(back.workers.find((w) => w.name === f1.name)?.tasks ?? [], f1.tasks),
+        },
+        {
+          name: "second follower's tasks back to it",
+          value: sameSet(back.workers.find((w) => w.name === f2.name)?.tasks ?? [], f2.tasks),
+        },
+        { name: "moves", value: delta(s0, back, "taskMoves") },
+        { name: "interruptions", value: delta(s0, back, "taskInterruptions") },
+      ];
+    },
+  },
+  {
+    name: "leader-bounce",
+    summary: "the leader restarted",
+    shape: "base",
+    async run(c, shape) {
+      const s0 = await settle(c, shape);
+      const leader = s0.leader;
+      const own = s0.workers.find((w) => w.name === leader)?.tasks ?? [];
+      const t0 = s0.now;
+      await c.control(`/sim/workers/${leader}/restart`);
+      const moved = await c.until(
+        "the old leader's tasks run elsewhere or back",
+        (s) => s.leader !== null && s.leader !== leader && own.every((t) => !s.heldTasks.includes(t)),
+        shape.delayMs * 2 + 60_000,
+      );
+      const back = await settle(c, shape);
+      return [
+        { name: "a new leader is elected", value: moved.leader !== leader },
+        { name: "its tasks are reassigned before the delay", value: moved.now - t0 < shape.delayMs },
+        { name: "no delay deadline once it is back", value: back.delayDeadline === null },
+        { name: "moves > 0", value: delta(s0, back, "taskMoves") > 0 },
+      ];
+    },
+  },
+  {
+    name: "crash-vs-graceful",
+    summary: "a follower crashed (SIGKILL), then started again",
+    shape: "base",
+    async run(c, shape) {
+      const s0 = await settle(c, shape);
+      const f = follower(s0);
+      const workerId = s0.workers.find((w) => w.name === f.name)?.workerId ?? "";
+      await c.control(`/sim/workers/${f.name}/stop?mode=crash`);
+      const after = await c.state();
+      const stale = after.tasks.filter((t) => f.tasks.includes(t.id));
+      const noticed = await c.until(
+        "the group notices",
+        (s) => s.delayDeadline !== null,
+        shape.sessionTimeoutMs * 3 + 30_000,
+      );
+      await c.control(`/sim/workers/${f.name}/start`);
+      const back = await settle(c, shape);
+      return [
+        {
+          name: "statuses stay RUNNING on the dead worker",
+          value: stale.every((t) => t.state === "RUNNING" && t.workerId === workerId),
+        },
+        { name: "noticed after (ms)", value: noticed.now - after.now, tolerance: 3_000 },
+        {
+          name: "its tasks come back to it",
+          value: sameSet(back.workers.find((w) => w.name === f.name)?.tasks ?? [], f.tasks),
+        },
+        { name: "interruptions", value: delta(s0, back, "taskInterruptions") },
+      ];
+    },
+  },
+  {
+    name: "graceful-stop-statuses",
+    summary: "a follower stopped gracefully (SIGTERM): what REST shows while it is away",
+    shape: "base",
+    async run(c, shape) {
+      const s0 = await settle(c, shape);
+      const f = follower(s0);
+      await c.control(`/sim/workers/${f.name}/stop?mode=graceful`);
+      const away = await c.until(
+        "its tasks unassigned",
+        (s) => f.tasks.every((t) => s.tasks.find((x) => x.id === t)?.state === "UNASSIGNED"),
+        15_000,
+      );
+      const wid = s0.workers.find((w) => w.name === f.name)?.workerId;
+      await c.control(`/sim/workers/${f.name}/start`);
+      await settle(c, shape);
+      return [
+        { name: "its tasks are UNASSIGNED", value: true },
+        {
+          name: "with the old worker id",
+          value: f.tasks.every((t) => away.tasks.find((x) => x.id === t)?.workerId === wid),
+        },
+        { name: "a delay deadline is open", value: away.delayDeadline !== null },
+      ];
+    },
+  },
+  {
+    name: "restart-longer-than-delay",
+    summary: "a follower away for longer than the delay",
+    shape: "base",
+    async run(c, shape) {
+      const s0 = await settle(c, shape);
+      const f = follower(s0);
+      const t0 = s0.now;
+      await c.control(`/sim/workers/${f.name}/stop?mode=graceful`);
+      const reassigned = await c.until(
+        "reassigned to survivors",
+        (s) =>
+          s.heldTasks.length === 0 &&
+          f.tasks.every((t) => s.tasks.find((x) => x.id === t)?.state === "RUNNING"),
+        shape.delayMs * 2 + 60_000,
+      );
+      const mid = await c.state();
+      await c.control(`/sim/workers/${f.name}/start`);
+      const back = await c.until(
+        "it gets work again",
+        (s) => steady(s) && (s.workers.find((w) => w.name === f.name)?.tasks.length ?? 0) > 0,
+        shape.delayMs * 3 + 120_000,
+      );
+      return [
+        {
+          name: "its tasks go to survivors at the deadline (ms)",
+          value: reassigned.now - t0,
+          tolerance: 4_000,
+        },
+        { name: "moves while it is away", value: delta(s0, mid, "taskMoves") },
+        {
+          name: "it gets tasks again (revoked from others)",
+          value: (back.workers.find((w) => w.name === f.name)?.tasks.length ?? 0) > 0,
+        },
+        { name: "interruptions when it is back > 0", value: delta(mid, back, "taskInterruptions") > 0 },
+      ];
+    },
+  },
+  {
+    name: "tasks-max-changed",
+    summary: "a connector's tasks.max raised while a follower's tasks are held",
+    shape: "base",
+    async run(c, shape) {
+      const s0 = await settle(c, shape);
+      const f = follower(s0);
+      await c.control(`/sim/workers/${f.name}/restart`);
+      await c.until("held", (s) => s.delayDeadline !== null, shape.delayMs);
+      const connector = s0.tasks[0]?.id.split("/")[0] ?? "conn-01";
+      const before = s0.tasks.filter((t) => t.id.startsWith(`${connector}/`)).length;
+      const status = await c.putConnector(connector, { tasksMax: before + 1 });
+      const grown = await c.until(
+        "the new task runs",
+        (s) =>
+          s.tasks.filter((t) => t.id.startsWith(`${connector}/`) && t.state === "RUNNING").length >= before,
+        shape.delayMs * 2 + 60_000,
+      );
+      const back = await settle(c, shape);
+      const newTask = `${connector}/${before}`;
+      await c.putConnector(connector, { tasksMax: before });
+      await settle(c, shape);
+      return [
+        { name: "PUT accepted", value: status === 200 },
+        {
+          name: "the new task runs before the deadline",
+          value:
+            grown.delayDeadline !== null &&
+            grown.tasks.some((t) => t.id === newTask && t.state === "RUNNING"),
+        },
+        {
+          name: "the held tasks come back to their worker",
+          value: f.tasks.every((t) => back.workers.find((w) => w.name === f.name)?.tasks.includes(t)),
+        },
+      ];
+    },
+  },
+  {
+    name: "rest-and-metrics",
+    summary: "REST shapes and codes, and every metric name the reader uses",
+    shape: "base",
+    async run(c, shape) {
+      await settle(c, shape);
+      const w = c.workers[0];
+      if (!w) throw new Error("no worker");
+      const root = (await (await fetch(`${w.url}/`)).json()) as Record<string, unknown>;
+      const health = await fetch(`${w.url}/health`);
+      const expand = (await (await fetch(`${w.url}/connectors?expand=status&expand=info`)).json()) as Record<
+        string,
+        Record<string, unknown>
+      >;
+      const first = Object.values(expand)[0] ?? {};
+      const restart = await fetch(`${w.url}/connectors/conn-01/restart`, { method: "POST" });
+      const restartTask = await fetch(`${w.url}/connectors/conn-01/tasks/0/restart`, { method: "POST" });
+      const missing = await fetch(`${w.url}/connectors/no-such-connector/status`);
+      const metrics = await (await fetch(w.metricsUrl)).text();
+      const { WORKER_METRIC_NAMES } = await import("../../src/connect/prometheus.js");
+      const names = new Set(
+        metrics
+          .split("\n")
+          .filter((l) => !l.startsWith("#"))
+          .map((l) => l.split(/[{ ]/)[0]),
+      );
+      await settle(c, shape);
+      return [
+        { name: "GET / fields", value: Object.keys(root).sort().join(",") },
+        { name: "GET /health status", value: health.status },
+        { name: "expand=status&expand=info keys", value: Object.keys(first).sort().join(",") },
+        { name: "POST connector restart status", value: restart.status },
+        { name: "POST task restart status", value: restartTask.status },
+        { name: "unknown connector status", value: missing.status },
+        ...Object.values(WORKER_METRIC_NAMES).map((n) => ({ name: `metric ${n}`, value: names.has(n) })),
+      ];
+    },
+  },
+  {
+    name: "eager-member",
+    summary: "one worker on connect.protocol=eager: the whole group stops the world",
+    shape: "eager",
+    async run(c, shape) {
+      const s0 = await settle(c, shape);
+      const eagerWorker = Object.keys(shape.connectProtocols ?? {})[0];
+      const f =
+        s0.workers.find((w) => w.name !== s0.leader && w.name !== eagerWorker && w.tasks.length > 0) ??
+        follower(s0);
+      await c.control(`/sim/workers/${f.name}/restart`);
+      const back = await settle(c, shape);
+      return [
+        { name: "group protocol", value: s0.protocol },
+        {
+          name: "interruptions on workers that stay up > 0",
+          value: delta(s0, back, "taskInterruptions") > 0,
+        },
+        { name: "stop-the-world rebalances > 0", value: delta(s0, back, "eagerRebalances") > 0 },
+        { name: "no delay holds its tasks", value: back.delayDeadline === null },
+      ];
+    },
+  },
+  {
+    name: "mixed-upgrade",
+    summary: "one worker upgraded to the next version: a mixed group",
+    shape: "mixed",
+    async run(c, shape) {
+      const s0 = await settle(c, shape);
+      const next = shape.alsoVersions?.[0];
+      if (next === undefined) return [];
+      const f = follower(s0);
+      await c.control(`/sim/workers/${f.name}/restart?version=${next}`);
+      const back = await settle(c, shape);
+      return [
+        { name: "group protocol while mixed", value: back.protocol },
+        {
+          name: "upgraded worker reports",
+          value: back.workers.find((w) => w.name === f.name)?.version ?? null,
+        },
+        { name: "moves", value: delta(s0, back, "taskMoves") },
+        { name: "interruptions", value: delta(s0, back, "taskInterruptions") },
+      ];
+    },
+  },
+];
