@@ -172,6 +172,8 @@ async function main(): Promise<number> {
 }
 
 if (process.argv[1]?.endsWith("run-fidelity.ts")) {
+  // Ctrl-C or SIGTERM: exit, and the lab's exit hook ends every JVM it started.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
   main().then(
     (code) => {
       process.exitCode = code;
