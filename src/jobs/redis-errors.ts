@@ -35,7 +35,11 @@ export function toStoreError(error: unknown, context: RedisErrorContext): AppErr
       details,
     });
   }
-  return new AppError(ErrorCode.StoreUnavailable, `${context.operation}: redis failed: ${text}`, {
+  // ioredis says this when a command is sent while the connection is down (no offline queue, by design).
+  const said = /Stream isn't writeable/.test(text)
+    ? "not connected (the connection dropped; reconnecting)"
+    : text;
+  return new AppError(ErrorCode.StoreUnavailable, `${context.operation}: redis failed: ${said}`, {
     cause: error,
     retryable: true,
     details,

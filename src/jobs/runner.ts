@@ -216,6 +216,8 @@ async function withStore<T>(ctx: RunContext, fn: () => Promise<T>): Promise<T> {
   const { baseMs, maxMs } = ctx.deps.storeRetry ?? { baseMs: 100, maxMs: 2_000 };
   for (let attempt = 0; ; attempt++) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
+    // The outage began when the first failing call was sent (a frozen Redis answers nothing for a command timeout).
+    const sentAt = Date.now();
     try {
       const value = await fn();
       if (ctx.outageSince !== null) {
@@ -229,7 +231,7 @@ async function withStore<T>(ctx: RunContext, fn: () => Promise<T>): Promise<T> {
       if (ctx.signal.aborted) throw ctx.signal.reason;
       if (!isAppError(e) || !e.retryable) throw e;
       if (ctx.outageSince === null) {
-        ctx.outageSince = Date.now();
+        ctx.outageSince = sentAt;
         ctx.log.warn({ err: e }, "job store unreachable; retrying while the lease lasts");
         notify(ctx, { kind: "store-unreachable", since: ctx.outageSince, error: e.message });
       }
