@@ -1,7 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { type GatePollFigures, renderGatePoll, runGatePollBench } from "./gate-poll-bench.js";
+import {
+  GATE_POLL_SIZES,
+  type GatePollFigures,
+  renderGatePoll,
+  runGatePollBench,
+} from "./gate-poll-bench.js";
 import { floorFigures } from "./metrics.js";
 import type { RunResult, Strategy, StrategyId } from "./run-types.js";
 import { SCENARIOS, type Scenario, scenarioById } from "./scenarios.js";
@@ -97,8 +102,14 @@ async function main(): Promise<void> {
   }
   console.log(FOOTNOTES.join("\n"));
   console.log("");
-  const gatePoll: GatePollFigures = await runGatePollBench();
-  console.log(renderGatePoll(gatePoll));
+  // Issue #4's cluster, then issue 17's 200 workers / 40,000 tasks.
+  const polled: GatePollFigures[] = [];
+  for (const size of GATE_POLL_SIZES) {
+    const figures = await runGatePollBench({ size });
+    console.log(renderGatePoll(figures));
+    polled.push(figures);
+  }
+  const [gatePoll, ...gatePollAtScale] = polled;
   const seconds = (performance.now() - started) / 1000;
   console.log(`\nbench finished in ${seconds.toFixed(1)} s (real time)`);
   if (args.json !== null) {
@@ -116,6 +127,7 @@ async function main(): Promise<void> {
         runs,
       })),
       gatePoll,
+      gatePollAtScale,
     };
     writeFileSync(args.json, `${JSON.stringify(json, null, 2)}\n`);
     console.log(`figures written to ${args.json}`);

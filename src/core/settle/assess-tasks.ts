@@ -21,17 +21,13 @@ export function assessTasks(
   liveness: Liveness,
   allowPaused: boolean,
 ): TaskAssessment {
-  const previous = new Map<string, string>();
-  const previousConnector = new Map<string, string>();
-  for (const c of before.connectors ?? []) {
-    previousConnector.set(c.name, c.state);
-    for (const t of c.tasks) previous.set(taskKey(c.name, t.id), t.state);
-  }
+  const previous = baselineIndex(before);
   const failures: GateReason[] = [];
   const notRunning: TaskStateRef[] = [];
   const onUnknownWorker: TaskStateRef[] = [];
   for (const c of poll.connectors ?? []) {
-    if (c.state === "FAILED" && previousConnector.get(c.name) !== "FAILED") {
+    const was = previous.get(c.name);
+    if (c.state === "FAILED" && was?.state !== "FAILED") {
       failures.push({
         code: "connector-failed",
         connector: c.name,
@@ -40,9 +36,17 @@ export function assessTasks(
       });
     }
     for (const t of c.tasks) {
+      const wasTask = was?.tasks.get(t.id);
+      // Most tasks were and are RUNNING on a verified worker: decided without building their key.
+      if (
+        wasTask === "RUNNING" &&
+        t.state === "RUNNING" &&
+        t.workerId !== null &&
+        liveness.verified.has(t.workerId)
+      )
+        continue;
       const key = taskKey(c.name, t.id);
-      const was = previous.get(key);
-      if (t.state === "FAILED" && was !== "FAILED") {
+      if (t.state === "FAILED" && wasTask !== "FAILED") {
         const trace = firstLine(t.trace);
         failures.push({
           code: "task-failed",
@@ -52,7 +56,7 @@ export function assessTasks(
         });
         continue;
       }
-      if (was !== "RUNNING") continue;
+      if (wasTask !== "RUNNING") continue;
       const ref: TaskStateRef = { task: key, state: t.state, workerId: t.workerId };
       if (t.state === "PAUSED" && allowPaused) continue;
       if (t.state !== "RUNNING" || t.workerId === null) {
@@ -66,6 +70,24 @@ export function assessTasks(
     }
   }
   return { failures, notRunning, onUnknownWorker };
+}
+
+interface ConnectorBefore {
+  readonly state: string;
+  readonly tasks: ReadonlyMap<number, string>;
+}
+
+/** The baseline's connector and task states by name and task id, built once per baseline snapshot. */
+const indexes = new WeakMap<ClusterSnapshot, ReadonlyMap<string, ConnectorBefore>>();
+
+function baselineIndex(before: ClusterSnapshot): ReadonlyMap<string, ConnectorBefore> {
+  const cached = indexes.get(before);
+  if (cached) return cached;
+  const index = new Map<string, ConnectorBefore>();
+  for (const c of before.connectors ?? [])
+    index.set(c.name, { state: c.state, tasks: new Map(c.tasks.map((t) => [t.id, t.state])) });
+  indexes.set(before, index);
+  return index;
 }
 
 function firstLine(trace: string | null): string | null {

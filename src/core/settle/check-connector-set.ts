@@ -24,8 +24,10 @@ export function checkConnectorSet(
         message: `${b.name} has ${c.taskCount} tasks configured, ${b.taskCount} before the step`,
       });
     }
-    const ids = new Set(c.tasks.map((t) => t.id));
-    for (const t of b.tasks) if (!ids.has(t.id)) missingTasks.push(taskKey(b.name, t.id));
+    if (!sameTaskIds(b.tasks, c.tasks)) {
+      const ids = new Set(c.tasks.map((t) => t.id));
+      for (const t of b.tasks) if (!ids.has(t.id)) missingTasks.push(taskKey(b.name, t.id));
+    }
   }
   const known = new Set(before.map((c) => c.name));
   // A connector created during the step (the config freeze asks about it before the next restart) only holds the
@@ -47,4 +49,11 @@ export function checkConnectorSet(
     });
   }
   return reasons;
+}
+
+/** The common case without a Set per connector: the same task ids in the same order. */
+function sameTaskIds(before: ConnectorSnapshot["tasks"], now: ConnectorSnapshot["tasks"]): boolean {
+  if (before.length !== now.length) return false;
+  for (let i = 0; i < before.length; i++) if (before[i]?.id !== now[i]?.id) return false;
+  return true;
 }

@@ -99,10 +99,10 @@ describe("decide: pace window, followers back to back, the leader closes the win
     expect(d.state.plan?.steps.map((s) => s.window)).toEqual([0, 1, 1]);
     // only the window's held tasks are missing: one poll just after the deadline (60 s + 1 s), not every 10 s
     expect(d.action).toEqual({ kind: "read-cluster", afterMs: 25_000 });
-    const after = () => cluster("worker-1");
-    d.read(61_000, after()).read(71_000, after());
+    const settled = () => cluster("worker-1");
+    d.read(61_000, settled()).read(71_000, settled());
     expect(d.lastEvents.map((e) => e.kind)).toEqual(["step-settled"]);
-    d.read(71_000, after());
+    d.read(71_000, settled());
     expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1", "worker-2"]);
     // a new window, a new deadline: worker-2 then the leader
     expect(d.state.openWindow).toMatchObject({ index: "pace:1", deadline: 131_000 });
