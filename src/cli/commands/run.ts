@@ -117,8 +117,11 @@ async function runRollout(
     if (io.signal.aborted) return { kind: "error" as const, problems: ["interrupted"] };
     throw e;
   });
-  if (preflight.kind === "error")
-    return fail(io, `cannot start: ${preflight.problems.join("; ")}`, ExitCode.Failed);
+  if (preflight.kind === "error") {
+    const reason = `cannot start: ${preflight.problems.join("; ")}`;
+    writeLine(io, json, noRunSummary(ctx.name, argument, "failed", reason), `not started: ${reason}`);
+    return fail(io, reason, ExitCode.Failed);
+  }
   const built: { reader: ClusterReader | null; restarter: WorkerRestarter | null } = preflight;
   const closeBuilt = () => Promise.all([preflight.reader.close(), preflight.restarter.close()]);
   const redisUrl = env.REDIS_URL ?? ctx.config.redis?.url;
