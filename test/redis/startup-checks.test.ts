@@ -12,7 +12,7 @@ import { startFaultCluster, startRun, summaryOf, until } from "./fault-harness.j
 import { freePort, type RedisServerProcess, startRedisServer } from "./redis-server-process.js";
 
 /** The ACL a restricted connect-roll user needs (README, "Redis"): keys and channels under its prefix only. */
-export const CONNECT_ROLL_ACL = [
+const CONNECT_ROLL_ACL = [
   "on",
   ">roll-secret",
   "resetkeys",
