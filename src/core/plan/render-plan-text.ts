@@ -31,7 +31,9 @@ export function renderPlanText(plan: Plan): string {
   for (const w of plan.compatibleWindows) lines.push(`Compatible window: steps ${w.fromStep}–${w.toStep}`);
   plan.windows.forEach((w, i) => {
     lines.push(
-      `Delay window ${i + 1}: steps ${w.steps.join(", ")}, ${Math.round(w.predictedHeldShare * 100)}% of tasks held, deadline ${formatDuration(w.predictedDeadlineMs)} after the first stop`,
+      w.closedByLeader === true
+        ? `Delay window ${i + 1}: steps ${w.steps.join(", ")}, closed by the leader: ${Math.round(w.predictedHeldShare * 100)}% of tasks held until its stop, ${formatDuration(w.predictedDeadlineMs)} after the first stop`
+        : `Delay window ${i + 1}: steps ${w.steps.join(", ")}, ${Math.round(w.predictedHeldShare * 100)}% of tasks held, deadline ${formatDuration(w.predictedDeadlineMs)} after the first stop`,
     );
   });
   const t = plan.totals;

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { groupPaceWindows, type WindowCandidate } from "../../../src/core/plan/group-pace-windows.js";
 import { planRollout } from "../../../src/core/plan/plan-rollout.js";
 import type { PlanPolicy, RolloutTarget } from "../../../src/core/plan/plan-types.js";
+import { renderPlanText } from "../../../src/core/plan/render-plan-text.js";
 import { replanWindows } from "../../../src/core/plan/replan-windows.js";
 import { resolvePlanPolicy } from "../../../src/core/plan/resolve-plan-policy.js";
 import { fitsBeforeDeadline, windowTiming } from "../../../src/core/plan/window-timing.js";
@@ -237,4 +238,26 @@ describe("planRollout and replanWindows at scenario (a): 12 workers, 160 tasks, 
       );
     },
   );
+});
+
+describe("renderPlanText: a window the leader closes says so", () => {
+  it("names the leader's window apart from the deadline's", () => {
+    const snapshot = aCluster()
+      .withWorkers(4, (w) => w.version("3.6.2"))
+      .leader("worker-4")
+      .withConnector("orders", (c) => c.tasks(8, "RUNNING", ["worker-1", "worker-2", "worker-3", "worker-4"]))
+      .build();
+    const plan = planRollout(snapshot, upgrade, {
+      connectProtocol: null,
+      scheduledRebalanceMaxDelayMs: 100_000,
+      expectedRestartMs: 40_000,
+      pace: "window",
+    });
+    // k* = 1 + ⌊(100 − 40 − 9)/41⌋ = 2: [1, 2], then worker-3 with the leader
+    const text = renderPlanText(plan).split("\n");
+    expect(text.filter((l) => l.startsWith("Delay window"))).toEqual([
+      "Delay window 1: steps 1, 2, 50% of tasks held, deadline 1m40s after the first stop",
+      "Delay window 2: steps 3, 4, closed by the leader: 25% of tasks held until its stop, 41s after the first stop",
+    ]);
+  });
 });
