@@ -301,8 +301,9 @@ async function perform(ctx: RunContext, state: RolloutState, action: RolloutEffe
     }
     case "probe-worker": {
       if (action.afterMs > 0) await deps.clock.sleep(action.afterMs, signal);
-      const control = await pendingControl(ctx, state);
-      if (control) return control;
+      // No look at the store here: a pause or abort asked while a worker restarts applies before the next restart
+      // anyway, and the read of the whole cluster that follows a probe finding the worker back looks (a probe may
+      // come every 250 ms; loading the job record that often would cost more than the probe).
       // A reader without a probe answers with a read of the whole cluster: `decide` takes either.
       if (!deps.reader.probe)
         return { kind: "cluster-read", now: deps.clock.now(), snapshot: await deps.reader.read(signal) };
