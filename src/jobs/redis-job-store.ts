@@ -63,7 +63,9 @@ const DEFAULT_POLL_MS = 1000;
 /** A second connection of the same kind (pub/sub needs its own), connected on first use. */
 function duplicateLazily(redis: Redis | Cluster): Redis | Cluster {
   return isCluster(redis)
-    ? redis.duplicate(undefined, { lazyConnect: true })
+    ? // A Cluster client does not connect on a first command without its offline queue; a subscriber may queue its
+      // SUBSCRIBE until it is connected (it never writes).
+      redis.duplicate(undefined, { lazyConnect: true, enableOfflineQueue: true })
     : redis.duplicate({ lazyConnect: true });
 }
 

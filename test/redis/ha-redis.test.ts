@@ -1,14 +1,12 @@
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FaultCluster, startFaultCluster, startRun, summaryOf, until } from "./fault-harness.js";
+import { startRedisCluster } from "./redis-cluster-fixture.js";
 import { freePort, type RedisServerProcess, startRedisServer } from "./redis-server-process.js";
 
-const run = promisify(execFile);
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
@@ -31,22 +29,9 @@ const SENTINEL_BIN = existsSync("/usr/bin/redis-sentinel") ? "/usr/bin/redis-sen
 
 describe.skipIf(!existsSync("/usr/bin/redis-cli"))("Redis Cluster (3 masters on loopback)", () => {
   it("runs a whole rollout through redis+cluster:// (every multi-key script in its cluster's slot)", async () => {
-    const nodes = await Promise.all(
-      [1, 2, 3].map(() => server(["--cluster-enabled", "yes", "--cluster-node-timeout", "2000"])),
-    );
-    await run("/usr/bin/redis-cli", [
-      "--cluster",
-      "create",
-      ...nodes.map((n) => `127.0.0.1:${n.port}`),
-      "--cluster-replicas",
-      "0",
-      "--cluster-yes",
-    ]);
-    for (const n of nodes) {
-      const admin = n.admin();
-      await until(async () => /cluster_state:ok/.test(String(await admin.call("CLUSTER", "INFO"))), 15_000);
-      await admin.quit();
-    }
+    const redisCluster = await startRedisCluster();
+    cleanups.push(() => redisCluster.stop());
+    const nodes = redisCluster.nodes;
     const roll = await cluster("redis-cluster");
     const url = `redis+cluster://${nodes
       .slice(0, 2)
