@@ -60,13 +60,15 @@ export interface RedisJobStoreOptions {
 
 const DEFAULT_POLL_MS = 1000;
 
-/** A second connection of the same kind (pub/sub needs its own), connected on first use. */
+/**
+ * A second connection of the same kind (pub/sub needs its own), connected on first use. It may queue its SUBSCRIBE
+ * until it is connected (it never writes): without that queue a client that is not connected at once (through
+ * Sentinel, or a Cluster) refuses the first SUBSCRIBE and waiters fall back to polling.
+ */
 function duplicateLazily(redis: Redis | Cluster): Redis | Cluster {
   return isCluster(redis)
-    ? // A Cluster client does not connect on a first command without its offline queue; a subscriber may queue its
-      // SUBSCRIBE until it is connected (it never writes).
-      redis.duplicate(undefined, { lazyConnect: true, enableOfflineQueue: true })
-    : redis.duplicate({ lazyConnect: true });
+    ? redis.duplicate(undefined, { lazyConnect: true, enableOfflineQueue: true })
+    : redis.duplicate({ lazyConnect: true, enableOfflineQueue: true });
 }
 
 export function isCluster(redis: Redis | Cluster): redis is Cluster {

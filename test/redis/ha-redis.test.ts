@@ -1,31 +1,20 @@
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FaultCluster, startFaultCluster, startRun, summaryOf, until } from "./fault-harness.js";
 import { startRedisCluster } from "./redis-cluster-fixture.js";
-import { freePort, type RedisServerProcess, startRedisServer } from "./redis-server-process.js";
+import { SENTINEL_BIN, startSentinelGroup } from "./redis-sentinel-fixture.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
 });
 
-async function server(args: readonly string[] = []): Promise<RedisServerProcess> {
-  const s = await startRedisServer({ args: ["--appendonly", "yes", ...args] });
-  cleanups.push(() => s.stop());
-  return s;
-}
-
 async function cluster(name: string): Promise<FaultCluster> {
   const c = await startFaultCluster(name);
   cleanups.push(() => c.sim.close());
   return c;
 }
-
-/** Debian's redis-sentinel (the same binary as redis-server, in sentinel mode); redis-server --sentinel otherwise. */
-const SENTINEL_BIN = existsSync("/usr/bin/redis-sentinel") ? "/usr/bin/redis-sentinel" : null;
 
 describe.skipIf(!existsSync("/usr/bin/redis-cli"))("Redis Cluster (3 masters on loopback)", () => {
   it("runs a whole rollout through redis+cluster:// (every multi-key script in its cluster's slot)", async () => {
@@ -65,50 +54,11 @@ describe.skipIf(!existsSync("/usr/bin/redis-cli"))("Redis Cluster (3 masters on 
 
 describe.skipIf(SENTINEL_BIN === null)("Redis Sentinel", () => {
   it("a failover mid-rollout: the run follows the new master (or stops and its rerun finishes); no worker restarts twice", async () => {
-    const master = await server();
-    const replica = await server();
-    const admin = replica.admin();
-    await admin.call("REPLICAOF", "127.0.0.1", String(master.port));
-    await until(async () => /master_link_status:up/.test(await admin.info("replication")), 10_000);
-    await admin.quit();
-    const sentinels: RedisServerProcess[] = [];
-    for (let i = 0; i < 3; i++) {
-      const port = await freePort();
-      const s = await startRedisServer({
-        port,
-        bin: SENTINEL_BIN ?? undefined,
-        sentinelConfig: async (p, dir) => {
-          const file = join(dir, "sentinel.conf");
-          await writeFile(
-            file,
-            [
-              `port ${p}`,
-              "bind 127.0.0.1",
-              `dir ${dir}`,
-              `sentinel monitor roll 127.0.0.1 ${master.port} 2`,
-              "sentinel down-after-milliseconds roll 1000",
-              "sentinel failover-timeout roll 5000",
-              "sentinel parallel-syncs roll 1",
-              "",
-            ].join("\n"),
-          );
-          return file;
-        },
-      });
-      cleanups.push(() => s.stop());
-      sentinels.push(s);
-    }
-    // The sentinels know each other and the replica before the test relies on a failover.
-    const probe = sentinels[0]?.admin() ?? new Redis();
-    await until(async () => {
-      const info = String(await probe.call("SENTINEL", "MASTER", "roll"));
-      const fields = (await probe.call("SENTINEL", "MASTER", "roll")) as string[];
-      const get = (k: string) => fields[fields.indexOf(k) + 1];
-      return info.length > 0 && Number(get("num-other-sentinels")) === 2 && Number(get("num-slaves")) === 1;
-    }, 20_000);
+    const group = await startSentinelGroup();
+    cleanups.push(() => group.stop());
     const roll = await cluster("sentinel");
     const env = {
-      REDIS_URL: `redis+sentinel://${sentinels.map((s) => `127.0.0.1:${s.port}`).join(",")}/roll`,
+      REDIS_URL: group.url,
       CONNECT_ROLL_REDIS_PREFIX: "ha:",
       CONNECT_ROLL_LOCK_TTL_MS: "6000",
     };
@@ -119,11 +69,8 @@ describe.skipIf(SENTINEL_BIN === null)("Redis Sentinel", () => {
     });
     await until(() => roll.restartCount() >= 1, 20_000);
     // The master dies; the sentinels promote the replica.
-    await master.kill();
-    await until(async () => {
-      const addr = (await probe.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "roll")) as string[];
-      return addr[1] === String(replica.port);
-    }, 20_000);
+    await group.master.kill();
+    await until(async () => (await group.masterPort()) === group.replica.port, 20_000);
     const firstExit = await first.done;
     let finished = firstExit === 0;
     if (!finished) {
@@ -136,7 +83,6 @@ describe.skipIf(SENTINEL_BIN === null)("Redis Sentinel", () => {
       expect(first.events().some((e) => e.kind === "store-unreachable")).toBe(true);
       expect(first.events().some((e) => e.kind === "store-recovered")).toBe(true);
     }
-    probe.disconnect();
     expect(finished).toBe(true);
     expect(roll.restarts()).toEqual([1, 1, 1, 1]);
   }, 90_000);
