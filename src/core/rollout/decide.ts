@@ -2,9 +2,6 @@ import { formatDuration } from "../format-duration.js";
 import { planRollout } from "../plan/plan-rollout.js";
 import type { Plan, RolloutTarget } from "../plan/plan-types.js";
 import { replanWindows } from "../plan/replan-windows.js";
-import { resolveLeader } from "../plan/resolve-leader.js";
-import { resolvePlanPolicy } from "../plan/resolve-plan-policy.js";
-import { fitsBeforeDeadline, windowTiming } from "../plan/window-timing.js";
 import { captureBaseline } from "../settle/capture-baseline.js";
 import { evaluateSettle } from "../settle/evaluate-settle.js";
 import type { Baseline, GateReason } from "../settle/settle-types.js";
@@ -32,10 +29,18 @@ import {
   freezeOf,
   keepLeaderLast,
   pendingStep,
+  startedSince,
   stepAt,
   updateStep,
 } from "./step-helpers.js";
 import { EMPTY_TRACK, trackDisruption } from "./track-disruption.js";
+import {
+  HELD_POLL_CAP_MS,
+  watchBack,
+  windowContinuation,
+  windowGatePollMs,
+  windowKeyOf,
+} from "./window-pace.js";
 
 export interface StartRollout {
   readonly jobId: string;
@@ -345,55 +350,6 @@ function eagerWindowStart(s: RolloutState, worker: string): number | null {
   return window ? window.fromStep : null;
 }
 
-/**
- * The window (see `RolloutState.openWindow`) the worker's step belongs to: its eager window first (crossed promptly,
- * docs/connect-behaviour.md#leaving-eager), else its pace window; null when the step runs on its own.
- */
-function windowKeyOf(s: RolloutState, worker: string): string | null {
-  const planStep = s.plan?.steps.find((p) => p.worker === worker);
-  if (!planStep) return null;
-  const eager = s.plan?.eagerWindows.find((w) => planStep.step >= w.fromStep && planStep.step <= w.toStep);
-  if (eager) return `eager:${eager.fromStep}`;
-  return planStep.window === null ? null : `pace:${planStep.window}`;
-}
-
-/** The window timing of this rollout: the same numbers as the plan's (`windowTiming`). */
-function timingOf(s: RolloutState) {
-  return windowTiming(resolvePlanPolicy(s.settings.planPolicy), s.settings.delayMs);
-}
-
-/**
- * Whether the next worker can be restarted now instead of waiting for the gate: `continue` when the worker is back,
- * the next step belongs to the same window and (pace windows) can be back `marginMs` before the deadline, or is the
- * leader closing the window; `cut-short` when only the deadline stops it (the rest is grouped again); `gate`
- * otherwise.
- */
-function windowContinuation(
-  s: RolloutState,
-  step: StepRecord,
-  snapshot: ClusterSnapshot,
-  now: number,
-): "continue" | "cut-short" | "gate" {
-  const open = s.openWindow;
-  const key = windowKeyOf(s, step.worker);
-  if (!open || key === null || open.index !== key) return "gate";
-  const next = stepAt(s, step.step + 1);
-  if (next?.status !== "pending" || windowKeyOf(s, next.worker) !== key) return "gate";
-  // The next worker already runs the target: it would be skipped, so the window's gate must run now.
-  const nextWorker = snapshot.workers.find((w) => w.name === next.worker);
-  if (
-    s.target.kind === "upgrade" &&
-    nextWorker?.version &&
-    versionMatches(nextWorker.version, s.target.version)
-  )
-    return "gate";
-  if (s.target.kind === "restart" && startedSince(nextWorker, s.target.since ?? s.startedAt)) return "gate";
-  // The leader closing the window: its stop hands the held tasks out at once, whatever the deadline.
-  const leader = resolveLeader(snapshot);
-  if (open.deadline === null || (leader.kind === "known" && leader.worker === next.worker)) return "continue";
-  return fitsBeforeDeadline(timingOf(s), now, open.deadline) ? "continue" : "cut-short";
-}
-
 function beforeStep(
   s: RolloutState,
   stepNo: number,
@@ -589,12 +545,6 @@ function pauseAt(
   };
 }
 
-/** True when the worker's process (app-info `start-time-ms`) started at or after `at`; false when unknown. */
-function startedSince(worker: ClusterSnapshot["workers"][number] | undefined, at: number | null): boolean {
-  const started = worker?.metrics?.startTimeMs;
-  return at !== null && started !== undefined && started !== null && started >= at;
-}
-
 function isBack(
   s: RolloutState,
   step: StepRecord,
@@ -679,43 +629,6 @@ function notBackYet(
     );
   }
   return { state: { ...s, phase: { ...phase, seenDown } }, effects: [watchBack(s, step, now)] };
-}
-
-/**
- * How often to look for a restarted worker. Inside an eager window every rebalance stops every task, so the next
- * worker should follow as soon as the previous one is back, before the tasks it got start and are stopped again:
- * poll ten times as often there (but not more often than every 0.5 s). Inside a pace window every second a worker
- * is seen late is taken from the window's room before the deadline: the probe interval (default 1 s). Elsewhere the
- * normal interval.
- */
-export function backPollMs(s: RolloutState, step: StepRecord, now?: number): number {
-  const key = windowKeyOf(s, step.worker);
-  if (key?.startsWith("eager:") === true) return Math.max(500, Math.round(s.settings.pollIntervalMs / 10));
-  if (key?.startsWith("pace:") !== true) return s.settings.pollIntervalMs;
-  const p = resolvePlanPolicy(s.settings.planPolicy);
-  const probe = Math.min(s.settings.pollIntervalMs, p.windowProbeIntervalMs);
-  // While the worker is due back (the expected restart ± its jitter), four times as often: it is seen within a
-  // quarter of the interval, for a few more calls.
-  const elapsed = now === undefined || step.restartIssuedAt === null ? null : now - step.restartIssuedAt;
-  const r = s.settings.expectedRestartMs;
-  const due =
-    elapsed !== null &&
-    elapsed + probe >= r * (1 - p.restartJitter) &&
-    elapsed <= r * (1 + p.restartJitter) + probe;
-  return due ? Math.max(100, Math.round(probe / 4)) : probe;
-}
-
-/**
- * The next look at a restarted worker: a probe of that worker alone (one `GET /`, plus its metrics for a plain
- * restart, whose proof is the process start time), not a read of the whole cluster.
- */
-function watchBack(s: RolloutState, step: StepRecord, now?: number): RolloutEffect {
-  return {
-    kind: "probe-worker",
-    worker: step.worker,
-    afterMs: backPollMs(s, step, now),
-    metrics: s.target.kind === "restart",
-  };
 }
 
 function workerBack(
@@ -845,8 +758,7 @@ function sameReasons(a: readonly GateReason[], b: readonly GateReason[]): boolea
   return a.length === b.length && a.every((r, i) => r.code === b[i]?.code && r.message === b[i]?.message);
 }
 
-/** Longest wait between polls while only the scheduled delay holds tasks back: nothing else is expected to change. */
-export const HELD_POLL_CAP_MS = 30_000;
+export { HELD_POLL_CAP_MS };
 
 /**
  * While the only thing the gate waits for is the scheduled delay, poll less often (up to 30 s, and never past the
@@ -937,50 +849,6 @@ function onSettling(
       },
     ],
   };
-}
-
-/** Reasons a pace window's gate gives while the window's held tasks wait for its deadline. */
-const WAITING_FOR_DEADLINE: ReadonlySet<GateReason["code"]> = new Set([
-  "held-by-scheduled-delay",
-  "tasks-not-running",
-  "assignment-incomplete",
-  "assignment-unstable",
-  "rebalance-recent",
-]);
-
-/** After the deadline (or the closing leader's return), the first look at the cluster: time to rebalance. */
-export const DEADLINE_ALLOWANCE_MS = 1_000;
-
-/**
- * The gate at the end of a pace window. Before the deadline, while nothing but the window's held tasks is missing
- * (UNASSIGNED: every window worker's, not only the last one's), one poll just after the deadline (at most every
- * 30 s). Then, once the tasks are handed out, the confirming polls: N identical polls spanning the quiet period
- * (quietPeriodMs / (N − 1), between the probe interval and the poll interval), not N poll intervals.
- */
-export function windowGatePollMs(
-  s: RolloutState,
-  step: StepRecord,
-  reasons: readonly GateReason[],
-  now: number,
-): number {
-  const poll = s.settings.pollIntervalMs;
-  const probe = resolvePlanPolicy(s.settings.planPolicy).windowProbeIntervalMs;
-  // The leader closing the window: the new leader handed the held tasks out, the deadline is gone with it.
-  const deadline = step.isLeader ? null : (s.openWindow?.deadline ?? null);
-  const onlyHeld =
-    reasons.some((r) => r.code === "held-by-scheduled-delay") &&
-    reasons.every(
-      (r) =>
-        WAITING_FOR_DEADLINE.has(r.code) &&
-        (r.code !== "tasks-not-running" || r.tasks.every((t) => t.state === "UNASSIGNED")),
-    );
-  if (deadline !== null && onlyHeld && deadline > now)
-    return Math.max(probe, Math.min(HELD_POLL_CAP_MS, deadline - now + DEADLINE_ALLOWANCE_MS));
-  if (deadline !== null && deadline > now) return poll;
-  const gate = s.settings.gatePolicy;
-  const n = Math.max(2, gate.consecutivePolls ?? 3);
-  const quiet = gate.quietPeriodMs ?? 10_000;
-  return Math.min(poll, Math.max(probe, Math.round(quiet / (n - 1))));
 }
 
 function nextStep(

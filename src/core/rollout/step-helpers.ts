@@ -102,3 +102,12 @@ export function keepLeaderLast(
     steps: reordered.map((s, i) => ({ ...s, step: i + 1, isLeader: s.worker === leader.worker })),
   };
 }
+
+/** True when the worker's process (app-info `start-time-ms`) started at or after `at`; false when unknown. */
+export function startedSince(
+  worker: ClusterSnapshot["workers"][number] | undefined,
+  at: number | null,
+): boolean {
+  const started = worker?.metrics?.startTimeMs;
+  return at !== null && started !== undefined && started !== null && started >= at;
+}
