@@ -6,7 +6,13 @@ import type { KafkaJars } from "./lab-jars.js";
 import { createLabLedger } from "./lab-ledger.js";
 import { labConnectorConfig, readStatuses, restCall } from "./lab-rest.js";
 import { startLabWorkerJvm, type WorkerSpec } from "./lab-worker.js";
-import { type JoinLine, parseJoinLine, parseLabEvent, protocolName } from "./worker-log.js";
+import {
+  type JoinLine,
+  parseGenerationLine,
+  parseJoinLine,
+  parseLabEvent,
+  protocolName,
+} from "./worker-log.js";
 
 /** The real cluster behind the control API: worker JVMs, their logs and the ledger, shaped like the simulator's. */
 export interface LabWorker {
@@ -64,8 +70,11 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
   const byUrl = (url: string | null) =>
     url === null ? undefined : input.workers.find((w) => `${w.url}/` === url || w.url === url);
 
+  const coordinatorGeneration = new Map<string, number>();
   function onLog(worker: LabWorker, line: string, at: number): void {
-    const join = parseJoinLine(line);
+    const generation = parseGenerationLine(line);
+    if (generation !== null) coordinatorGeneration.set(worker.spec.name, generation);
+    const join = parseJoinLine(line, coordinatorGeneration.get(worker.spec.name) ?? null);
     if (join === null) return;
     input.onLine?.(worker.spec.name, line);
     const seen = { ...join, at };

@@ -11,6 +11,8 @@ import { runTool } from "./run-tool.js";
  * reused across runs. One lib folder per role and version: never two Kafka versions on one classpath.
  */
 export const SUPPORTED_KAFKA = /^(3\.[6-9]|4\.[0-4])\.\d+$/;
+/** Connect workers older than 3.6 run on Java 17 next to a 3.9 broker (README, "Older Connect versions"). */
+export const OLD_CONNECT = /^(2\.[2-8]|3\.[0-5])\.\d+$/;
 export const EXPORTER_VERSION = "1.0.1";
 const DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1";
 const SLF4J = "1.7.36";
@@ -27,11 +29,13 @@ export function isLog4j2(version: string): boolean {
   return version.startsWith("4.");
 }
 
-export function checkKafkaVersion(version: string): void {
-  if (!SUPPORTED_KAFKA.test(version))
+export function checkKafkaVersion(version: string, role: LabRole = "broker"): void {
+  if (!SUPPORTED_KAFKA.test(version) && !(role === "connect" && OLD_CONNECT.test(version)))
     throw new AppError(
       ErrorCode.UsageInvalid,
-      `Kafka ${version} is not supported by the lab (use 3.6.x – 4.4.x, e.g. 3.9.1 or 4.1.1)`,
+      role === "connect"
+        ? `Kafka Connect ${version} is not supported by the lab (workers: 2.2.x – 4.4.x, e.g. 3.9.1 or 4.1.1)`
+        : `Kafka ${version} is not supported by the lab as a broker (3.6.x – 4.4.x; older workers run next to a 3.9 broker)`,
     );
 }
 
@@ -47,6 +51,8 @@ function dependencies(role: LabRole, version: string): Dependency[] {
       ? { group: "org.apache.kafka", artifact: "kafka_2.13", version }
       : { group: "org.apache.kafka", artifact: "connect-runtime", version };
   const slf4j = { group: "org.slf4j", artifact: "slf4j-api", version: SLF4J };
+  // Before 3.6 connect-runtime brings its own log4j binding (through kafka-tools and kafka-log4j-appender).
+  if (role === "connect" && OLD_CONNECT.test(version)) return [main];
   if (isLog4j2(version))
     return [
       main,
@@ -130,7 +136,7 @@ export async function fetchKafkaJars(
   version: string,
   options: { cacheDir: string; timeoutMs?: number },
 ): Promise<KafkaJars> {
-  checkKafkaVersion(version);
+  checkKafkaVersion(version, role);
   const dir = join(options.cacheDir, `${role}-${version}`);
   const lib = await copyDependencies(
     dir,

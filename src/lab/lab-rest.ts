@@ -45,6 +45,21 @@ export async function readStatuses(urls: readonly string[]): Promise<ConnectorSt
   for (const url of urls) {
     const r = await restCall(`${url}/connectors?expand=status`, "GET", undefined, 3_000);
     if (r?.status !== 200 || typeof r.body !== "object" || r.body === null) continue;
+    // Before 2.3 `expand` is ignored and the answer is the list of names: one status call per connector.
+    if (Array.isArray(r.body)) {
+      const out: ConnectorStatus[] = [];
+      for (const name of r.body as string[]) {
+        const one = await restCall(
+          `${url}/connectors/${encodeURIComponent(name)}/status`,
+          "GET",
+          undefined,
+          3_000,
+        );
+        const tasks = (one?.body as { tasks?: ConnectorStatus["tasks"] } | null)?.tasks ?? [];
+        out.push({ name, tasks });
+      }
+      return out;
+    }
     return Object.entries(r.body as Record<string, { status?: { tasks?: ConnectorStatus["tasks"] } }>).map(
       ([name, v]) => ({ name, tasks: v.status?.tasks ?? [] }),
     );

@@ -15,6 +15,7 @@ import {
   fetchExporterAgent,
   fetchKafkaJars,
   labCacheDir,
+  SUPPORTED_KAFKA,
 } from "./lab-jars.js";
 import { readStatuses } from "./lab-rest.js";
 import { checkLabTools } from "./lab-tools.js";
@@ -49,6 +50,8 @@ export interface RunningLab {
   readonly controlUrl: string;
   readonly dir: string;
   readonly brokerVersion: string;
+  /** The broker JVM's pid (its process group's id too). */
+  readonly brokerPid: number;
   close(): Promise<void>;
 }
 
@@ -89,8 +92,14 @@ export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
       throw new AppError(ErrorCode.UsageInvalid, `no worker ${name} (workers: ${names.join(", ")})`);
   const versionOf = (name: string) => (options.workerVersions?.[name] ?? base).replace(/^v/, "");
   const versions = [...new Set(names.map(versionOf))];
-  const brokerVersion = (options.brokerVersion ?? newest(versions)).replace(/^v/, "");
-  for (const v of [...versions, brokerVersion]) checkKafkaVersion(v);
+  // A KRaft broker of the newest worker version; a 3.9 broker (it still serves every old client) when that
+  // version has no KRaft broker we support.
+  const newestWorker = newest(versions);
+  const brokerVersion = (
+    options.brokerVersion ?? (SUPPORTED_KAFKA.test(newestWorker) ? newestWorker : "3.9.1")
+  ).replace(/^v/, "");
+  for (const v of versions) checkKafkaVersion(v, "connect");
+  checkKafkaVersion(brokerVersion, "broker");
   const { java, javac } = await checkLabTools(env);
   const cacheDir = options.cacheDir ?? labCacheDir(env);
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), "connect-roll-lab-")));
@@ -102,7 +111,7 @@ export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
   const jars = (version: string) => {
     let p = jarsCache.get(version);
     if (p === undefined) {
-      checkKafkaVersion(version);
+      checkKafkaVersion(version, "connect");
       p = (async () => {
         const connect = await fetchKafkaJars("connect", version, { cacheDir });
         return { connect, pluginClasses: await buildLabPlugin(connect, { cacheDir, javac }) };
@@ -241,6 +250,7 @@ export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
       controlUrl: `http://${HOST}:${port}`,
       dir,
       brokerVersion,
+      brokerPid: broker.process.pid,
       close,
     };
   } catch (e) {

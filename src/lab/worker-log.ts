@@ -15,6 +15,15 @@ export interface JoinLine {
 
 const JOIN =
   /Joined group at generation (\d+) with protocol version (\d+) and got assignment: (.*) with rebalance delay: (\d+)/;
+/** Connect 2.2 (eager only) logs neither generation nor protocol; the generation comes from the coordinator's line. */
+const OLD_JOIN = /Joined group and got assignment: (Assignment\{.*\})/;
+const GENERATION = /Successfully joined group with generation (?:Generation\{generationId=)?(\d+)/;
+
+/** The generation a worker's `AbstractCoordinator` reports on joining, or null. */
+export function parseGenerationLine(line: string): number | null {
+  const m = GENERATION.exec(line);
+  return m ? Number(m[1]) : null;
+}
 
 function list(body: string, key: string): string[] {
   const m = new RegExp(`\\b${key}=\\[([^\\]]*)\\]`).exec(body);
@@ -25,7 +34,21 @@ function list(body: string, key: string): string[] {
     .filter((s) => s !== "");
 }
 
-export function parseJoinLine(line: string): JoinLine | null {
+export function parseJoinLine(line: string, lastGeneration: number | null = null): JoinLine | null {
+  const old = OLD_JOIN.exec(line);
+  if (old) {
+    const body = old[1] ?? "";
+    const leaderUrl = /leaderUrl='([^']*)'/.exec(body)?.[1] ?? null;
+    return {
+      generation: lastGeneration ?? 0,
+      protocolVersion: 0,
+      leaderUrl: leaderUrl === "" ? null : leaderUrl,
+      connectors: list(body, "connectorIds"),
+      tasks: list(body, "taskIds"),
+      revokedTasks: [],
+      delayMs: 0,
+    };
+  }
   const m = JOIN.exec(line);
   if (!m) return null;
   const body = m[3] ?? "";

@@ -209,4 +209,47 @@ describe("real rollouts on the lab", () => {
     for (const [name, n] of Object.entries(after.counters.restarts))
       expect(n, name).toBeLessThanOrEqual(name === crashed ? 2 : 1);
   });
+
+  it("a real 2.2 worker (eager only, on Java 17) in a 3.9 group: the eager window is planned from its version and crossed with approval", async () => {
+    const started = await startLabWithConfig({
+      kafka: "3.9.1",
+      workers: 3,
+      workerVersions: { "worker-1": "2.2.2" },
+      connectors: 3,
+      tasksPerConnector: 1,
+      delayMs: 15_000,
+      sessionTimeoutMs: 6_000,
+    });
+    lab = started.lab;
+    const before = await labState(lab);
+    expect(before.protocol).toBe("eager");
+    const { code, events, stderr } = await runRollout(started.config, "3.9.1", ["--approve=eager"]);
+    expect(events.at(-1), stderr + JSON.stringify(events.slice(-3))).toMatchObject({
+      kind: "summary",
+      result: "succeeded",
+    });
+    expect(code).toBe(0);
+    const plan = plannedOrder(events);
+    // Only the 2.2 worker needs the upgrade; the others already run 3.9.1.
+    expect(plan.steps.map((st) => st.worker)).toEqual(["worker-1"]);
+    expect(plan.eagerWindows).toEqual([{ fromStep: 1, toStep: 1 }]);
+    const asked = events.findIndex(
+      (e) => e.kind === "approval-requested" && e.approval?.kind === "eager-window",
+    );
+    expect(asked).toBeGreaterThanOrEqual(0);
+    expect(asked).toBeLessThan(events.findIndex((e) => e.kind === "restart-issued"));
+    const after = await labState(lab);
+    const summary = events.at(-1) as unknown as { totals: { eagerRebalances: number } };
+    console.log(
+      JSON.stringify({
+        scenario: "eager-2.2-3.9",
+        botEager: summary.totals.eagerRebalances,
+        lab: after.counters,
+      }),
+    );
+    expect(after.protocol).toBe("sessioned");
+    expect(after.counters.eagerRebalances).toBeGreaterThan(0);
+    expect(summary.totals.eagerRebalances).toBe(after.counters.eagerRebalances);
+    expect(after.workers.every((w) => w.version === "3.9.1")).toBe(true);
+  });
 });

@@ -49,8 +49,11 @@ describe("the lab's prerequisites (no Java needed)", () => {
 
   it("an unsupported Kafka version: the supported range, exit 2, before anything is fetched", async () => {
     const io = captureIo({ PATH: "/nonexistent" });
-    expect(await runCli(program, ["lab", "--kafka", "2.2.0"], io)).toBe(2);
-    expect(io.err()).toContain("3.6.x – 4.4.x");
+    expect(await runCli(program, ["lab", "--kafka", "1.1.1"], io)).toBe(2);
+    expect(io.err()).toContain("2.2.x – 4.4.x");
+    const broker = captureIo({ PATH: "/nonexistent" });
+    expect(await runCli(program, ["lab", "--broker-version", "2.8.2"], broker)).toBe(2);
+    expect(broker.err()).toContain("as a broker (3.6.x – 4.4.x");
     const fetch = captureIo({ PATH: "/nonexistent" });
     expect(await runCli(program, ["lab", "fetch"], fetch)).toBe(2);
     expect(fetch.err()).toContain("--kafka");

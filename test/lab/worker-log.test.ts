@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createLabLedger } from "../../src/lab/lab-ledger.js";
-import { parseJoinLine, parseLabEvent } from "../../src/lab/worker-log.js";
+import { parseGenerationLine, parseJoinLine, parseLabEvent } from "../../src/lab/worker-log.js";
 
 /** Lines as real Connect 3.9.1 and 4.1.1 workers log them (recorded in the lab). */
 const JOIN_391 =
@@ -21,6 +21,23 @@ describe("the lab's readers of worker output", () => {
       parseJoinLine(JOIN_391.replace("with rebalance delay: 0", "with rebalance delay: 14228"))?.delayMs,
     ).toBe(14228);
     expect(parseJoinLine("INFO Kafka Connect started")).toBeNull();
+  });
+
+  it("Connect 2.2's join line (no generation, no protocol: eager) takes the coordinator's generation", () => {
+    const line =
+      "[2026-12-01 11:03:33,299] INFO Joined group and got assignment: Assignment{error=0, leader='connect-worker-1-a404a95c', leaderUrl='http://127.0.0.1:40637/', offset=5, connectorIds=[conn-01], taskIds=[conn-01-1]} (org.apache.kafka.connect.runtime.distributed.DistributedHerder)";
+    expect(parseJoinLine(line, 6)).toMatchObject({
+      generation: 6,
+      protocolVersion: 0,
+      leaderUrl: "http://127.0.0.1:40637/",
+      connectors: ["conn-01"],
+      tasks: ["conn-01-1"],
+    });
+    expect(
+      parseGenerationLine(
+        "INFO [Worker clientId=connect-1, groupId=g] Successfully joined group with generation 6",
+      ),
+    ).toBe(6);
   });
 
   it("parses the lab connector's JSON lines and ignores anything else", () => {

@@ -3,7 +3,6 @@ package connectroll.lab;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
@@ -64,9 +63,10 @@ public class LabSourceTask extends SourceTask {
             Schema.INT64_SCHEMA, s, now));
   }
 
+  // The one-argument form exists in every Connect version (2.x included); from 2.4 the two-argument form calls it
+  // once the broker acknowledged the record.
   @Override
-  public void commitRecord(SourceRecord record, RecordMetadata metadata) {
-    if (metadata == null) return;
+  public void commitRecord(SourceRecord record) {
     emit(head("ack") + ",\"seq\":" + record.value() + "}");
   }
 
