@@ -99,6 +99,13 @@ describe("connect-roll run", () => {
       expect(typeof step.taskDowntimeMs).toBe("number");
     }
     expect(summary.totals.stepsDone).toBe(3);
+    // Plan vs reality: the plan's predictions beside what the rollout measured.
+    const pvr = (
+      summary as unknown as { planVsReality: Record<string, { predicted: number; real?: number }> }
+    ).planVsReality;
+    expect(pvr.tasksMoved?.real).toBe(summary.totals.tasksMoved);
+    expect(typeof pvr.tasksMoved?.predicted).toBe("number");
+    expect(pvr.wallMs?.real).toBe(summary.totals.wallMs);
     expect(lines.some((l) => l.kind === "rollout-planned")).toBe(true);
     expect(sim.cluster.state().workers.every((w) => w.version === "3.7.1")).toBe(true);
   }, 60_000);

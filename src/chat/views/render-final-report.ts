@@ -1,6 +1,8 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
+import { planVsRealityText } from "../../core/rollout/plan-vs-reality.js";
 import type { ApprovalRecord, RolloutState, StepRecord } from "../../core/rollout/rollout-types.js";
+import { summarizeRollout } from "../../core/rollout/summarize.js";
 import { codeSection, context, message, section, type ViewMessage } from "./blocks.js";
 import { clusterStateLines } from "./cluster-state.js";
 import { mention, plural, utcTime } from "./format.js";
@@ -35,10 +37,18 @@ export function reportBlocks(state: RolloutState, now: number): KnownBlock[] {
       ].join("\n"),
     ),
     section(`*Totals:* ${totalsText(state)}`),
+    ...planVsRealityBlocks(state, now),
     section(["*Cluster state:*", ...fitLines(clusterStateLines(state), MAX_SECTION_TEXT - 20)].join("\n")),
   ];
   if (state.steps.length > 0) blocks.push(codeSection("*Steps:*", stepTable(state)));
   return blocks;
+}
+
+/** The plan's predictions next to what happened, once the rollout is finished. */
+function planVsRealityBlocks(state: RolloutState, now: number): KnownBlock[] {
+  if (state.phase.kind !== "finished") return [];
+  const p = summarizeRollout(state, now).planVsReality;
+  return p === null ? [] : [section(`*Plan vs reality:* ${escapeMrkdwn(planVsRealityText(p))}`)];
 }
 
 function resultWord(state: RolloutState): string {

@@ -2,6 +2,7 @@ import { hostname, userInfo } from "node:os";
 import { readEnv } from "../../config/env.js";
 import type { ClusterReader } from "../../connect/cluster-reader.js";
 import { AppError, isAppError } from "../../core/errors.js";
+import { planVsRealityText } from "../../core/rollout/plan-vs-reality.js";
 import type { RolloutEvent } from "../../core/rollout/rollout-types.js";
 import { summarizeRollout } from "../../core/rollout/summarize.js";
 import type { JobStore } from "../../jobs/job-store.js";
@@ -231,6 +232,8 @@ async function runRollout(
       target.kind === "restart" ? (target.since ?? outcome.state.startedAt) : undefined,
     );
     const summary = interrupted ? { ...base, result: "interrupted" as const, resume } : base;
+    if (!json && summary.planVsReality !== null)
+      io.stdout.write(`plan vs reality: ${planVsRealityText(summary.planVsReality)}\n`);
     printSummary(
       summary,
       `${summary.totals.stepsDone}/${summary.totals.stepsTotal} steps, ${summary.totals.tasksMoved} task(s) moved; cluster: ${summary.clusterState}${interrupted ? `; resume with: ${resume}` : ""}`,

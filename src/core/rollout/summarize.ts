@@ -18,6 +18,9 @@ export interface RolloutSummary {
     readonly taskDowntimeMs: number;
     readonly rebalances: number;
     readonly eagerRebalances: number;
+    /** The plan's prediction for this step (null when the step was not planned). */
+    readonly predictedDowntimeMs: number | null;
+    readonly predictedMoves: number | null;
   }[];
   readonly totals: {
     readonly wallMs: number;
@@ -37,12 +40,22 @@ export interface RolloutSummary {
   }[];
   /** In words: where every worker stands, and the step in flight if any. */
   readonly clusterState: string;
+  /** The plan's predictions next to what happened (null without a plan). Wrong predictions are planner bugs. */
+  readonly planVsReality: PlanVsReality | null;
+}
+
+export interface PlanVsReality {
+  readonly tasksMoved: { readonly predicted: number; readonly real: number };
+  readonly taskDowntimeMs: { readonly predicted: number; readonly real: number };
+  readonly wallMs: { readonly predicted: number; readonly real: number };
+  readonly interruptions: { readonly predicted: number };
 }
 
 const DONE = new Set(["settled", "continued", "skipped"]);
 
 /** The final report's figures (also `run --json`'s last line). Pure. */
 export function summarizeRollout(state: RolloutState, now: number): RolloutSummary {
+  const planned = new Map((state.plan?.steps ?? []).map((p) => [p.worker, p]));
   const steps = state.steps.map((s) => ({
     step: s.step,
     worker: s.worker,
@@ -54,6 +67,8 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
     taskDowntimeMs: s.measurements.taskDowntimeMs,
     rebalances: s.measurements.rebalances,
     eagerRebalances: s.measurements.eagerRebalances,
+    predictedDowntimeMs: planned.get(s.worker)?.predictedDowntimeMs ?? null,
+    predictedMoves: planned.get(s.worker)?.predictedMoves ?? null,
   }));
   const sum = (f: (s: (typeof steps)[number]) => number) => steps.reduce((a, s) => a + f(s), 0);
   const phase = state.phase;
@@ -72,6 +87,24 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
       `${inFlight.worker} ${inFlight.status === "failed" ? "failed" : `in flight (${inFlight.status})`}${inFlight.gate.length > 0 ? `: ${inFlight.gate[0]?.message}` : ""}`,
     );
   if (pending.length > 0) parts.push(`${pending.join(", ")} not restarted`);
+  const wall = (state.finishedAt ?? now) - state.startedAt;
+  const plan = state.plan;
+  const planVsReality: PlanVsReality | null =
+    plan === null
+      ? null
+      : {
+          tasksMoved: { predicted: plan.totals.predictedMoves, real: sum((s) => s.tasksMoved) },
+          taskDowntimeMs: {
+            predicted: plan.totals.predictedTaskDowntimeMs,
+            real: sum((s) => s.taskDowntimeMs),
+          },
+          wallMs: {
+            predicted:
+              plan.pace === "window" ? plan.totals.predictedWallMs.window : plan.totals.predictedWallMs.safe,
+            real: wall,
+          },
+          interruptions: { predicted: plan.totals.predictedInterruptions },
+        };
   return {
     kind: "summary",
     jobId: state.jobId,
@@ -81,7 +114,7 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
     reason: phase.kind === "finished" ? phase.reason : null,
     steps,
     totals: {
-      wallMs: (state.finishedAt ?? now) - state.startedAt,
+      wallMs: wall,
       stepsDone: done.length,
       stepsTotal: state.steps.length,
       tasksMoved: sum((s) => s.tasksMoved),
@@ -92,5 +125,6 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
     },
     approvals: state.approvals.map((a) => ({ kind: a.kind, decision: a.decision, by: a.by, at: a.at })),
     clusterState: parts.length > 0 ? `${parts.join("; ")}.` : "no worker was restarted.",
+    planVsReality,
   };
 }
