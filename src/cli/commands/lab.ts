@@ -8,6 +8,7 @@ import {
   fetchExporterAgent,
   fetchKafkaJars,
   labCacheDir,
+  SUPPORTED_KAFKA,
 } from "../../lab/lab-jars.js";
 import { restCall } from "../../lab/lab-rest.js";
 import { checkLabTools } from "../../lab/lab-tools.js";
@@ -202,11 +203,12 @@ Options:
       .map((v) => v.trim().replace(/^v/, ""))
       .filter((v) => v !== "");
     try {
-      for (const v of versions) checkKafkaVersion(v);
+      for (const v of versions) checkKafkaVersion(v, "connect");
       const { javac } = await checkLabTools(io.env);
       const cacheDir = labCacheDir(io.env);
       for (const v of versions) {
-        await fetchKafkaJars("broker", v, { cacheDir });
+        // Workers older than 3.6 run next to a 3.9 broker: there is no broker of theirs to fetch.
+        if (SUPPORTED_KAFKA.test(v)) await fetchKafkaJars("broker", v, { cacheDir });
         const connect = await fetchKafkaJars("connect", v, { cacheDir });
         await buildLabPlugin(connect, { cacheDir, javac });
         io.stdout.write(`Kafka ${v}: broker and Connect jars in ${cacheDir}\n`);
