@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -170,14 +171,17 @@ export async function buildLabPlugin(
   connect: KafkaJars,
   options: { cacheDir: string; javac?: string },
 ): Promise<string> {
-  const dir = join(options.cacheDir, `plugin-${connect.version}`);
+  const src = join(pluginSourceDir(), "connectroll", "lab");
+  const sources = (await readdir(src)).filter((f) => f.endsWith(".java")).map((f) => join(src, f));
+  // The sources' hash is part of the folder: a newer connect-roll never runs a stale build of the plugin.
+  const hash = createHash("sha256");
+  for (const file of sources.sort()) hash.update(await readFile(file));
+  const dir = join(options.cacheDir, `plugin-${connect.version}-${hash.digest("hex").slice(0, 12)}`);
   const classes = join(dir, "classes");
   const marker = join(dir, ".complete");
   if (existsSync(marker)) return classes;
   await rm(dir, { recursive: true, force: true });
   await mkdir(join(classes, "META-INF", "services"), { recursive: true });
-  const src = join(pluginSourceDir(), "connectroll", "lab");
-  const sources = (await readdir(src)).filter((f) => f.endsWith(".java")).map((f) => join(src, f));
   const result = await runTool(
     options.javac ?? "javac",
     ["--release", "17", "-nowarn", "-cp", `${connect.lib}/*`, "-d", classes, ...sources],

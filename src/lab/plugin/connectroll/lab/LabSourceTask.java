@@ -3,6 +3,7 @@ package connectroll.lab;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
@@ -63,10 +64,18 @@ public class LabSourceTask extends SourceTask {
             Schema.INT64_SCHEMA, s, now));
   }
 
-  // The one-argument form exists in every Connect version (2.x included); from 2.4 the two-argument form calls it
-  // once the broker acknowledged the record.
-  @Override
+  // Connect calls commitRecord once the broker acknowledged a record. Before 2.4 it has only the one-argument
+  // form; 2.4 added the two-argument form (whose default calls the one-argument one); 4.0 removed the one-argument
+  // form. Both are declared, without @Override, so one source compiles and reports on every version.
   public void commitRecord(SourceRecord record) {
+    acked(record);
+  }
+
+  public void commitRecord(SourceRecord record, RecordMetadata metadata) {
+    if (metadata != null) acked(record);
+  }
+
+  private void acked(SourceRecord record) {
     emit(head("ack") + ",\"seq\":" + record.value() + "}");
   }
 
