@@ -37,6 +37,9 @@ export function rolloutSettingsFor(
       windowMaxHeldShare: cluster.pace.windowMaxHeldShare,
       windowMarginFloorMs: cluster.pace.windowMarginFloorMs,
       sessionTimeoutMs: cluster.connect.sessionTimeoutMs,
+      // What the gate really costs once the cluster is quiet: its quiet period, then identical polls.
+      settleAllowanceMs:
+        cluster.gate.quietPeriodMs + cluster.gate.consecutivePolls * cluster.gate.pollIntervalMs,
     },
     gatePolicy: {
       consecutivePolls: cluster.gate.consecutivePolls,

@@ -8,12 +8,7 @@ import { groupPaceWindows } from "./group-pace-windows.js";
 import { orderWorkers } from "./order-workers.js";
 import type { Finding, PaceWindow, Plan, PlanPolicy, PlanStep, RolloutTarget } from "./plan-types.js";
 import { predictProtocols, reconcileObservedProtocol } from "./predict-protocols.js";
-import {
-  predictStepCost,
-  REBALANCE_ALLOWANCE_MS,
-  SETTLE_ALLOWANCE_MS,
-  type StepCost,
-} from "./predict-step-cost.js";
+import { predictStepCost, REBALANCE_ALLOWANCE_MS, type StepCost } from "./predict-step-cost.js";
 import { findProtocolFindings } from "./protocol-findings.js";
 import { resolveLeader } from "./resolve-leader.js";
 import { resolvePlanPolicy } from "./resolve-plan-policy.js";
@@ -58,6 +53,7 @@ export function planRollout(snapshot: ClusterSnapshot, target: RolloutTarget, po
       delayMs: delay.analysis.delayMs,
       restartMs: p.expectedRestartMs,
       zeroDelayReassigns: delay.zeroDelayReassigns,
+      settleMs: p.settleAllowanceMs,
       ...(heldMs === undefined ? {} : { heldMs }),
     };
   };
@@ -154,7 +150,7 @@ export function planRollout(snapshot: ClusterSnapshot, target: RolloutTarget, po
         acc +
         (w.closedByLeader === true
           ? (w.steps.length - 1) * timing.stepMs + (safeCosts[(w.steps.at(-1) ?? 1) - 1]?.wallMs ?? 0)
-          : delay.analysis.delayMs + REBALANCE_ALLOWANCE_MS + SETTLE_ALLOWANCE_MS),
+          : delay.analysis.delayMs + REBALANCE_ALLOWANCE_MS + p.settleAllowanceMs),
       0,
     );
   return {

@@ -49,6 +49,11 @@ export interface PlanPolicy {
   readonly leaderClosesLastWindow?: boolean | undefined;
   /** `session.timeout.ms` (default 10000). */
   readonly sessionTimeoutMs?: number;
+  /**
+   * What the settle gate costs after a step once the cluster is quiet: its quiet period plus its consecutive identical
+   * polls (default 30000, the allowance before the gate's settings were known). Wall-time estimates use it.
+   */
+  readonly settleAllowanceMs?: number;
 }
 
 export interface ResolvedPlanPolicy {
@@ -65,6 +70,7 @@ export interface ResolvedPlanPolicy {
   readonly windowProbeIntervalMs: number;
   readonly leaderClosesLastWindow: boolean;
   readonly sessionTimeoutMs: number;
+  readonly settleAllowanceMs: number;
 }
 
 export type FindingSeverity = "info" | "warn" | "block";

@@ -2,7 +2,7 @@ import type { StepDisruption } from "./plan-types.js";
 
 /** Allowance for one rebalance plus task start-up, added wherever tasks are (re)started. */
 export const REBALANCE_ALLOWANCE_MS = 5_000;
-/** Allowance for the settle gate after a step (quiet period and consecutive identical polls). */
+/** Allowance for the settle gate after a step when its settings are not known (quiet period and identical polls). */
 export const SETTLE_ALLOWANCE_MS = 30_000;
 
 export interface StepCostInput {
@@ -19,6 +19,8 @@ export interface StepCostInput {
   readonly zeroDelayReassigns: boolean;
   /** How long this follower's tasks wait for the deadline (pace `window`: less than the delay). Default: the delay. */
   readonly heldMs?: number;
+  /** The settle gate's cost after the step (default SETTLE_ALLOWANCE_MS). */
+  readonly settleMs?: number;
 }
 
 export interface StepCost {
@@ -37,7 +39,8 @@ export interface StepCost {
 export function predictStepCost(input: StepCostInput): StepCost {
   const { tasks, totalTasks, workers, delayMs, restartMs } = input;
   const rb = REBALANCE_ALLOWANCE_MS;
-  const bounceWall = restartMs + 2 * rb + SETTLE_ALLOWANCE_MS;
+  const settle = input.settleMs ?? SETTLE_ALLOWANCE_MS;
+  const bounceWall = restartMs + 2 * rb + settle;
   if (workers <= 1) {
     const down = restartMs + rb;
     return {
@@ -91,6 +94,6 @@ export function predictStepCost(input: StepCostInput): StepCost {
     taskDowntimeMs: tasks * down,
     moves: 0,
     interruptions: 0,
-    wallMs: delayMs + rb + SETTLE_ALLOWANCE_MS,
+    wallMs: delayMs + rb + settle,
   };
 }

@@ -1,4 +1,5 @@
 import type { PlanPolicy, ResolvedPlanPolicy } from "./plan-types.js";
+import { SETTLE_ALLOWANCE_MS } from "./predict-step-cost.js";
 
 /** Connect's default `scheduled.rebalance.max.delay.ms` (docs/connect-behaviour.md#settings-and-their-defaults). */
 export const DEFAULT_SCHEDULED_REBALANCE_MAX_DELAY_MS = 300_000;
@@ -25,5 +26,6 @@ export function resolvePlanPolicy(policy: PlanPolicy): ResolvedPlanPolicy {
     windowProbeIntervalMs: Math.max(100, policy.windowProbeIntervalMs ?? DEFAULT_WINDOW_PROBE_INTERVAL_MS),
     leaderClosesLastWindow: policy.leaderClosesLastWindow ?? true,
     sessionTimeoutMs: policy.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
+    settleAllowanceMs: Math.max(0, policy.settleAllowanceMs ?? SETTLE_ALLOWANCE_MS),
   };
 }

@@ -57,3 +57,15 @@ describe("planRollout: the protocol the group negotiates now", () => {
     expect(plan.eagerWindows.length).toBeGreaterThan(0);
   });
 });
+
+describe("planRollout: wall time from the gate's real cost", () => {
+  it("a gate of 0.5 s quiet + 3 × 1 s polls costs 3.5 s per step, not the 30 s allowance", () => {
+    const snapshot = cluster("sessioned");
+    const target = { kind: "restart", version: "3.9.1", argument: "restart" } as const;
+    const defaults = planRollout(snapshot, target, policy);
+    const short = planRollout(snapshot, target, { ...policy, settleAllowanceMs: 3_500 });
+    const perStep = (p: typeof defaults) => p.steps.map((s) => s.predictedWallMs);
+    expect(perStep(defaults).map((w, i) => w - (perStep(short)[i] ?? 0))).toEqual([26_500, 26_500, 26_500]);
+    expect(defaults.totals.predictedWallMs.safe - short.totals.predictedWallMs.safe).toBe(3 * 26_500);
+  });
+});
