@@ -35,7 +35,8 @@ export function checkRestartedWorker(poll: ClusterSnapshot, baseline: Baseline):
   }
   if (
     baseline.heldWork &&
-    holdsNothing(poll, w.workerId, w.metrics?.assignedTasks ?? null, w.metrics?.assignedConnectors ?? null)
+    holdsNothing(poll, w.workerId, w.metrics?.assignedTasks ?? null, w.metrics?.assignedConnectors ?? null) &&
+    !balancedWithout(poll, w.workerId)
   ) {
     reasons.push({ code: "worker-idle", worker: name, message: `${name} holds no work yet` });
   }
@@ -54,5 +55,36 @@ function holdsNothing(
     (c) =>
       (c.state === "RUNNING" && c.workerId === workerId) ||
       c.tasks.some((t) => t.state === "RUNNING" && t.workerId === workerId),
+  );
+}
+
+/**
+ * Every connector and task runs on another reachable worker, and none holds more than its even share
+ * (⌈connectors / workers⌉, ⌈tasks / workers⌉): the assignor has nothing to revoke for the idle worker, so waiting
+ * for it to hold work would never end (a cluster with fewer tasks than workers, seen when its leader was bounced).
+ */
+function balancedWithout(poll: ClusterSnapshot, workerId: string): boolean {
+  const live = new Set(poll.workers.filter((x) => x.reachable).map((x) => x.workerId));
+  const connectors = new Map<string, number>();
+  const tasks = new Map<string, number>();
+  let connectorCount = 0;
+  let taskCount = 0;
+  for (const c of poll.connectors ?? []) {
+    if (c.state !== "RUNNING" || c.workerId === null || c.workerId === workerId || !live.has(c.workerId))
+      return false;
+    connectorCount += 1;
+    connectors.set(c.workerId, (connectors.get(c.workerId) ?? 0) + 1);
+    for (const t of c.tasks) {
+      if (t.state !== "RUNNING" || t.workerId === null || t.workerId === workerId || !live.has(t.workerId))
+        return false;
+      taskCount += 1;
+      tasks.set(t.workerId, (tasks.get(t.workerId) ?? 0) + 1);
+    }
+  }
+  if (poll.connectors === null || live.size === 0) return false;
+  const fair = (n: number) => Math.ceil(n / live.size);
+  return (
+    [...connectors.values()].every((n) => n <= fair(connectorCount)) &&
+    [...tasks.values()].every((n) => n <= fair(taskCount))
   );
 }

@@ -3,7 +3,8 @@ import { captureBaseline } from "../../../src/core/settle/capture-baseline.js";
 import { evaluateSettle } from "../../../src/core/settle/evaluate-settle.js";
 import type { GatePolicy, GateReason } from "../../../src/core/settle/settle-types.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
-import { baselineFor, cluster, DEADLINE, pollsAt } from "./settle-fixtures.js";
+import { aCluster } from "../../support/cluster-snapshot-builder.js";
+import { baselineFor, cluster, DEADLINE, DELAY_MS, pollsAt, STOP_AT } from "./settle-fixtures.js";
 
 const NOW = DEADLINE + 60_000;
 const TIMES = [NOW - 10_000, NOW - 5_000, NOW];
@@ -235,5 +236,44 @@ describe("captureBaseline", () => {
       worker: { name: "worker-2", workerId: "worker-2:8083" },
     });
     expect(b.workerTasks).toEqual(["orders/1", "orders/4", "clicks/1"]);
+  });
+});
+
+describe("a restarted worker left without work", () => {
+  const small = () =>
+    aCluster("small")
+      .withWorkers(2, (w) => w.version("3.7.1").lastRebalanceAgo(60_000))
+      .leader("worker-1")
+      .withConnector("only", (c) => c.on("worker-2").tasks(1, "RUNNING", ["worker-2"]));
+
+  it("is not waited for when every connector and task runs elsewhere within its even share (fewer tasks than workers)", () => {
+    const capture = captureBaseline(
+      small()
+        .at(STOP_AT - 1_000)
+        .build(),
+      {
+        step: 1,
+        worker: "worker-2",
+        targetVersion: "3.7.1",
+        stopIssuedAt: STOP_AT,
+        delayMs: DELAY_MS,
+        isLeader: true,
+      },
+    );
+    if (capture.kind !== "captured") throw new Error(capture.message);
+    // The bounce moved its connector and task to worker-1; back, worker-2 gets nothing: 1 of each over 2 workers is
+    // balanced, so the assignor never revokes anything for it.
+    const after = () =>
+      small()
+        .withConnector("only", (c) => c.on("worker-1").moveTasks("worker-2", "worker-1"))
+        .withWorker("worker-2", (w) => w.assignedTasks(0));
+    const verdict = evaluateSettle({
+      baseline: capture.baseline,
+      polls: pollsAt(TIMES, after),
+      policy: {},
+      now: NOW,
+    });
+    const reasons = verdict.kind === "settled" ? [] : verdict.reasons;
+    expect(reasons.map((r) => r.code)).not.toContain("worker-idle");
   });
 });
