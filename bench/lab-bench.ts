@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { stringify } from "yaml";
 import { runCommand } from "../src/cli/commands/run.js";
-import { labClusterConfig } from "../src/cli/lab-cluster-config.js";
+import { checkoutRestartCommand, labClusterConfig } from "../src/cli/lab-cluster-config.js";
 import { runCli } from "../src/cli/main.js";
 import { type RunningLab, startLab } from "../src/lab/start-lab.js";
 import type { SimState } from "../src/sim/sim-types.js";
@@ -130,16 +130,7 @@ async function connectRollOnLab(
     controlUrl: lab.controlUrl,
     delayMs: shape.delayMs,
     sessionTimeoutMs: 6_000,
-    restartCommand: [
-      process.execPath,
-      "--import",
-      "tsx",
-      join(process.cwd(), "src", "cli.ts"),
-      "lab",
-      "restart-worker",
-      "--control",
-      lab.controlUrl,
-    ],
+    restartCommand: checkoutRestartCommand(lab.controlUrl),
     pollIntervalMs: 1_000,
   });
   await writeFile(config, stringify({ clusters: { lab: cluster } }));

@@ -35,3 +35,20 @@ export function labClusterConfig(input: LabConfigInput): Record<string, unknown>
     },
   };
 }
+
+/**
+ * The command that restarts a lab worker from this checkout (`node --import tsx src/cli.ts lab restart-worker`), for
+ * tests and the benchmark that run connect-roll in process; `--worker` and `--version` are appended by the config.
+ */
+export function checkoutRestartCommand(controlUrl: string, cwd: string = process.cwd()): string[] {
+  return [
+    process.execPath,
+    "--import",
+    "tsx",
+    `${cwd}/src/cli.ts`,
+    "lab",
+    "restart-worker",
+    "--control",
+    controlUrl,
+  ];
+}

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { stringify } from "yaml";
 import { runCommand } from "../../src/cli/commands/run.js";
-import { labClusterConfig } from "../../src/cli/lab-cluster-config.js";
+import { checkoutRestartCommand, labClusterConfig } from "../../src/cli/lab-cluster-config.js";
 import { runCli } from "../../src/cli/main.js";
 import { type LabOptions, type RunningLab, startLab } from "../../src/lab/start-lab.js";
 import type { SimState } from "../../src/sim/sim-types.js";
@@ -50,20 +50,6 @@ export async function until<T>(
   }
 }
 
-/** The command a VM user's executor would call: this checkout's CLI, `lab restart-worker`. */
-export function restartCommand(lab: RunningLab): string[] {
-  return [
-    process.execPath,
-    "--import",
-    "tsx",
-    join(process.cwd(), "src", "cli.ts"),
-    "lab",
-    "restart-worker",
-    "--control",
-    lab.controlUrl,
-  ];
-}
-
 /** A lab and a connect-roll config for it (cluster `lab`, the command executor). */
 export async function startLabWithConfig(
   options: LabOptions,
@@ -76,7 +62,7 @@ export async function startLabWithConfig(
       controlUrl: lab.controlUrl,
       delayMs: options.delayMs ?? 30_000,
       sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000,
-      restartCommand: restartCommand(lab),
+      restartCommand: checkoutRestartCommand(lab.controlUrl),
       pollIntervalMs: 1_000,
     }),
     ...extra,

@@ -7,7 +7,7 @@ import {
   WORKER_METRIC_NAMES,
 } from "../../src/connect/prometheus.js";
 import { type RunningLab, startLab } from "../../src/lab/start-lab.js";
-import type { SimState } from "../../src/sim/sim-types.js";
+import { type LabState, labState, until } from "./lab-support.js";
 
 /**
  * One real cluster of two Kafka versions: a 4.x broker, worker-1 on 3.9.x, worker-2 and worker-3 on 4.x. With
@@ -18,25 +18,7 @@ const NEW = "4.1.1";
 let lab: RunningLab;
 const pids: number[] = [];
 
-type LabState = SimState & { dataFlow: { maxGapMs: number; perTask: Record<string, number> } };
-
-async function state(): Promise<LabState> {
-  return (await (await fetch(`${lab.controlUrl}/sim/state`)).json()) as LabState;
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | null | undefined | false>,
-  timeoutMs = 120_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== null && v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const state = (): Promise<LabState> => labState(lab);
 
 async function control(path: string): Promise<Response> {
   return fetch(`${lab.controlUrl}${path}`, { method: "POST", signal: AbortSignal.timeout(300_000) });
