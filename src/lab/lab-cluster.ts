@@ -268,7 +268,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
     },
     async close() {
       closed = true;
-      // Workers first (they flush to the broker), one after another to keep shutdown bounded on 2 cores.
+      // Workers first (they flush to the broker and leave the group), all at once: the broker stops after them.
       await Promise.all(input.workers.map((w) => halt(w, "graceful")));
     },
   };
