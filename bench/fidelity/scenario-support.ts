@@ -1,0 +1,48 @@
+import type { ClusterDriver, ClusterShape, FidelityState } from "./cluster-driver.js";
+
+/**
+ * Fidelity scenarios: written once against the control API, each returns named observations (facts and numbers)
+ * that the simulator and the real cluster must agree on. Timings carry a stated tolerance (real clusters on 2 cores
+ * jitter by seconds); facts must be equal.
+ */
+export interface Observation {
+  readonly name: string;
+  readonly value: number | boolean | string | null;
+  /** Numbers: agreement within ± this many units (ms for timings). Absent: must be equal. */
+  readonly tolerance?: number;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly summary: string;
+  /** Which cluster it needs (scenarios with the same shape share one cluster, run in order). */
+  readonly shape: "base" | "eager" | "mixed";
+  run(c: ClusterDriver, shape: ClusterShape): Promise<Observation[]>;
+}
+
+export const steady = (s: FidelityState) =>
+  s.heldTasks.length === 0 &&
+  s.delayDeadline === null &&
+  s.workers.every((w) => w.state === "running") &&
+  s.tasks.length > 0 &&
+  s.tasks.every((t) => t.state === "RUNNING");
+
+export async function settle(c: ClusterDriver, shape: ClusterShape): Promise<FidelityState> {
+  return c.until("steady", steady, shape.delayMs * 3 + 120_000);
+}
+
+/** The first follower (by name) that runs at least one task. */
+export function follower(s: FidelityState, except: readonly string[] = []): FidelityState["workers"][number] {
+  const w = s.workers.find((x) => x.name !== s.leader && x.tasks.length > 0 && !except.includes(x.name));
+  if (!w) throw new Error("no follower with tasks");
+  return w;
+}
+
+export const delta = (
+  a: FidelityState,
+  b: FidelityState,
+  k: "taskMoves" | "taskInterruptions" | "eagerRebalances",
+) => b.counters[k] - a.counters[k];
+
+export const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && [...a].sort().join(",") === [...b].sort().join(",");
