@@ -1,37 +1,19 @@
-import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { ErrorCode, isAppError } from "../../src/core/errors.js";
 import { createRedisJobStore } from "../../src/jobs/redis-job-store.js";
-import { createRedisKeys } from "../../src/jobs/redis-keys.js";
 import { jobStoreContract } from "./job-store-contract.js";
+import { redisStoreHarness } from "./redis-store-harness.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 jobStoreContract("redis", async (options = {}) => {
-  const prefix = `test-${randomUUID()}:`;
-  const keys = createRedisKeys(prefix);
   const redis = new Redis(REDIS_URL, { commandTimeout: 2000, maxRetriesPerRequest: 1 });
-  const store = createRedisJobStore({ redis, prefix, ...options });
-  const replica = createRedisJobStore({ redis, prefix, ...options });
-  return {
-    store,
-    replica,
-    async corruptRecord(jobId, text) {
-      const cluster = (await redis.hget(keys.jobCluster(), jobId)) ?? "prod";
-      await redis.hset(keys.job(cluster, jobId), "record", text);
-    },
-    async deleteLockKey(cluster) {
-      await redis.del(keys.lock(cluster));
-    },
-    async cleanup() {
-      await store.close();
-      await replica.close();
-      const found = await redis.keys(`${prefix}*`);
-      if (found.length > 0) await redis.del(...found);
-      await redis.quit();
-    },
-  };
+  return redisStoreHarness(redis, options, async (prefix) => {
+    const found = await redis.keys(`${prefix}*`);
+    if (found.length > 0) await redis.del(...found);
+    await redis.quit();
+  });
 });
 
 describe("createRedisJobStore when Redis is unreachable", () => {
