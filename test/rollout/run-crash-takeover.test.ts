@@ -99,6 +99,47 @@ async function startCluster(
   return { running, config };
 }
 
+/**
+ * A plain restart whose first run dies while its command executor is in flight (step 2's worker was restarted, the
+ * executor never returned), then a second run that takes it over: the second run's events.
+ */
+async function crashWhileExecutorInFlight(metrics: boolean) {
+  const stateFile = join(tmpdir(), `connect-roll-hang-${process.pid}.json`);
+  await rm(stateFile, { force: true });
+  const fixture = fileURLToPath(new URL("../restart/fixtures/restart-then-hang.mjs", import.meta.url));
+  const { running, config } = await startCluster(
+    (controlUrl) => ({
+      kind: "command",
+      argv: [process.execPath, fixture, controlUrl, "{worker}", stateFile],
+      timeoutMs: 60_000,
+    }),
+    { metrics },
+  );
+  const first = runCli(config, "restart");
+  let hangingPid: number | null = null;
+  await waitFor(async () => {
+    const state = JSON.parse(await readFile(stateFile, "utf8").catch(() => "{}")) as { hangingPid?: number };
+    hangingPid = state.hangingPid ?? null;
+    return hangingPid !== null;
+  }, 40_000);
+  first.child.kill("SIGKILL");
+  await first.exit;
+  if (hangingPid !== null) process.kill(-hangingPid, "SIGKILL");
+  // The restarted worker is up again before the takeover looks: nothing but the checkpoint (or a start time) can
+  // tell it was restarted.
+  await waitFor(async () => running.cluster.state().workers.every((w) => w.state === "running"), 20_000);
+  await waitFor(async () => (await redis.exists(`${prefix}lock:{sim}`)) === 0, 10_000);
+  const second = runCli(config, "restart");
+  const events: {
+    kind: string;
+    result?: string;
+    approval?: { kind: string; by?: string; decision?: string };
+  }[] = [];
+  for await (const line of second.lines) events.push(JSON.parse(line) as (typeof events)[number]);
+  await second.exit;
+  return { running, events };
+}
+
 describe("connect-roll run killed with SIGKILL mid-step", () => {
   it("is taken over by another run after the lease expires and finishes without restarting any worker twice", async () => {
     const { running, config } = await startCluster();
@@ -125,43 +166,7 @@ describe("connect-roll run killed with SIGKILL mid-step", () => {
   }, 60_000);
 
   it("a resumed plain restart whose restart cannot be confirmed is never answered by --yes: no worker restarts twice", async () => {
-    const stateFile = join(tmpdir(), `connect-roll-hang-${process.pid}.json`);
-    await rm(stateFile, { force: true });
-    const fixture = fileURLToPath(new URL("../restart/fixtures/restart-then-hang.mjs", import.meta.url));
-    const { running, config } = await startCluster(
-      (controlUrl) => ({
-        kind: "command",
-        argv: [process.execPath, fixture, controlUrl, "{worker}", stateFile],
-        timeoutMs: 60_000,
-      }),
-      { metrics: false },
-    );
-    // The first run dies while its executor is in flight: step 2's worker was restarted, the executor never returned.
-    const first = runCli(config, "restart");
-    let hangingPid: number | null = null;
-    await waitFor(async () => {
-      const state = JSON.parse(await readFile(stateFile, "utf8").catch(() => "{}")) as {
-        hangingPid?: number;
-      };
-      hangingPid = state.hangingPid ?? null;
-      return hangingPid !== null;
-    }, 40_000);
-    first.child.kill("SIGKILL");
-    await first.exit;
-    if (hangingPid !== null) process.kill(-hangingPid, "SIGKILL");
-    // The restarted worker is up again before the takeover looks: nothing but the checkpoint (or a start time) can
-    // tell it was restarted.
-    await waitFor(async () => running.cluster.state().workers.every((w) => w.state === "running"), 20_000);
-    await waitFor(async () => (await redis.exists(`${prefix}lock:{sim}`)) === 0, 10_000);
-
-    const second = runCli(config, "restart");
-    const events: {
-      kind: string;
-      result?: string;
-      approval?: { kind: string; by?: string; decision?: string };
-    }[] = [];
-    for await (const line of second.lines) events.push(JSON.parse(line) as (typeof events)[number]);
-    await second.exit;
+    const { running, events } = await crashWhileExecutorInFlight(false);
     const restarts = Object.values(running.cluster.state().counters.restarts);
     expect(restarts.every((n) => n <= 1)).toBe(true);
     // The takeover cannot confirm step 2's restart (the worker never went down while it watched): it asks, and
@@ -173,40 +178,7 @@ describe("connect-roll run killed with SIGKILL mid-step", () => {
   }, 60_000);
 
   it("with the start-time metric, the resumed plain restart is confirmed by the worker's process start time: no prompt, no second restart", async () => {
-    const stateFile = join(tmpdir(), `connect-roll-hang-${process.pid}.json`);
-    await rm(stateFile, { force: true });
-    const fixture = fileURLToPath(new URL("../restart/fixtures/restart-then-hang.mjs", import.meta.url));
-    const { running, config } = await startCluster((controlUrl) => ({
-      kind: "command",
-      argv: [process.execPath, fixture, controlUrl, "{worker}", stateFile],
-      timeoutMs: 60_000,
-    }));
-    // The first run dies while its executor is in flight: step 2's worker was restarted, the executor never returned.
-    const first = runCli(config, "restart");
-    let hangingPid: number | null = null;
-    await waitFor(async () => {
-      const state = JSON.parse(await readFile(stateFile, "utf8").catch(() => "{}")) as {
-        hangingPid?: number;
-      };
-      hangingPid = state.hangingPid ?? null;
-      return hangingPid !== null;
-    }, 40_000);
-    first.child.kill("SIGKILL");
-    await first.exit;
-    if (hangingPid !== null) process.kill(-hangingPid, "SIGKILL");
-    // The restarted worker is up again before the takeover looks: nothing but the checkpoint (or a start time) can
-    // tell it was restarted.
-    await waitFor(async () => running.cluster.state().workers.every((w) => w.state === "running"), 20_000);
-    await waitFor(async () => (await redis.exists(`${prefix}lock:{sim}`)) === 0, 10_000);
-
-    const second = runCli(config, "restart");
-    const events: {
-      kind: string;
-      result?: string;
-      approval?: { kind: string; by?: string; decision?: string };
-    }[] = [];
-    for await (const line of second.lines) events.push(JSON.parse(line) as (typeof events)[number]);
-    await second.exit;
+    const { running, events } = await crashWhileExecutorInFlight(true);
     const restarts = Object.values(running.cluster.state().counters.restarts);
     expect(restarts.every((n) => n <= 1)).toBe(true);
     // Facts over memory: the worker's start time (after the restart was issued) confirms the restart.
