@@ -41,6 +41,29 @@ export const MORE_SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: "compatible-member",
+    summary: "one worker on connect.protocol=compatible: the group is cooperative without session keys",
+    shape: "compatible",
+    async run(c, shape) {
+      const s0 = await settle(c, shape);
+      const f = follower(s0);
+      await c.control(`/sim/workers/${f.name}/restart`);
+      const held = await c
+        .until("held", (s) => s.delayDeadline !== null, shape.delayMs)
+        .then(
+          () => true,
+          () => false,
+        );
+      const back = await settle(c, shape);
+      return [
+        { name: "group protocol", value: s0.protocol },
+        { name: "a follower's tasks are held by the delay", value: held },
+        { name: "interruptions", value: delta(s0, back, "taskInterruptions") },
+        { name: "stop-the-world rebalances", value: delta(s0, back, "eagerRebalances") },
+      ];
+    },
+  },
+  {
     name: "eager-member",
     summary: "one worker on connect.protocol=eager: the whole group stops the world",
     shape: "eager",

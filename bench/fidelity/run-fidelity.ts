@@ -32,6 +32,7 @@ function shapeFor(kind: Scenario["shape"], version: string): ClusterShape {
     sessionTimeoutMs: 6_000,
   };
   if (kind === "eager") return { ...base, connectProtocols: { "worker-3": "eager" } };
+  if (kind === "compatible") return { ...base, connectProtocols: { "worker-3": "compatible" } };
   if (kind === "mixed") return { ...base, alsoVersions: NEXT[version] ? [NEXT[version]] : [] };
   return base;
 }
@@ -84,7 +85,7 @@ export async function runFidelity(
 ): Promise<Row[]> {
   const rows: Row[] = [];
   for (const version of versions) {
-    for (const kind of ["base", "eager", "mixed"] as const) {
+    for (const kind of ["base", "eager", "compatible", "mixed"] as const) {
       const scenarios = SCENARIOS.filter((s) => s.shape === kind && (only === null || s.name === only));
       if (scenarios.length === 0) continue;
       const shape = shapeFor(kind, version);

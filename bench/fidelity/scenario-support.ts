@@ -16,7 +16,7 @@ export interface Scenario {
   readonly name: string;
   readonly summary: string;
   /** Which cluster it needs (scenarios with the same shape share one cluster, run in order). */
-  readonly shape: "base" | "eager" | "mixed";
+  readonly shape: "base" | "eager" | "compatible" | "mixed";
   run(c: ClusterDriver, shape: ClusterShape): Promise<Observation[]>;
 }
 
