@@ -1,15 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
-import { tmpdir, userInfo } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAppError } from "../../src/core/errors.js";
-import { createCommandRestarter } from "../../src/restart/command-restarter.js";
-import type { RestartTarget } from "../../src/restart/worker-restarter.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
-import { type SpawnedCli, spawnCli } from "../cli/support/spawn-cli.js";
+import { spawnCli } from "../cli/support/spawn-cli.js";
+import { SCRIPT, SSH_USER, type Sshd, sshTarget, startSshd } from "./sshd-fixture.js";
 
 /**
  * deploy/vm end to end: connect-roll's command executor runs restart-worker-over-ssh.sh, which reaches a real sshd
@@ -18,37 +13,13 @@ import { type SpawnedCli, spawnCli } from "../cli/support/spawn-cli.js";
  * API. Host keys are checked against a known_hosts file; nothing a user typed reaches a shell.
  */
 
-const SSHD = "/usr/sbin/sshd";
-const SCRIPT = resolve("deploy/vm/restart-worker-over-ssh.sh");
-const FORCED = resolve("deploy/vm/forced-command.sh");
-const USER = userInfo().username;
-
-let dir: string;
 let sim: RunningSim;
-let sshd: SpawnedCli;
+let ssh: Sshd;
+let dir: string;
 let port: number;
-let hostKeyLine: string;
-
-function keygen(file: string): void {
-  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "test", "-f", file], {
-    timeout: 10_000,
-  });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const p = (server.address() as { port: number }).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return p;
-}
+const USER = SSH_USER;
 
 beforeAll(async () => {
-  if (!existsSync(SSHD))
-    throw new Error(
-      `${SSHD} is missing: install Debian's openssh-server (apt-get install -y openssh-server)`,
-    );
-  dir = await mkdtemp(join(tmpdir(), "connect-roll-vm-"));
   sim = await startSim({
     virtualTime: false,
     workers: 3,
@@ -58,89 +29,18 @@ beforeAll(async () => {
     restartMs: 300,
     delayMs: 1_000,
   });
-  keygen(join(dir, "host_key"));
-  keygen(join(dir, "client_key"));
-  keygen(join(dir, "other_host_key"));
-  // The handler the VM's admin would write; here it restarts a simulated worker through the control API.
-  const handler = join(dir, "sim-handler.sh");
-  await writeFile(
-    handler,
-    `#!/usr/bin/env bash\nset -euo pipefail\nset -f\nexec curl -fsS --max-time 10 -X POST "${sim.controlUrl}/sim/workers/$2/restart\${3:+?version=$3}"\n`,
-  );
-  await chmod(handler, 0o755);
-  const clientPub = (await readFile(join(dir, "client_key.pub"), "utf8")).trim();
-  await writeFile(
-    join(dir, "authorized_keys"),
-    `command="${FORCED} --worker worker-2 --handler ${handler}",restrict ${clientPub}\n`,
-    { mode: 0o600 },
-  );
-  port = await freePort();
-  await writeFile(
-    join(dir, "sshd_config"),
-    [
-      `Port ${port}`,
-      "ListenAddress 127.0.0.1",
-      `HostKey ${join(dir, "host_key")}`,
-      `PidFile ${join(dir, "sshd.pid")}`,
-      `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
-      `AllowUsers ${USER}`,
-      "PermitRootLogin forced-commands-only",
-      "PubkeyAuthentication yes",
-      "PasswordAuthentication no",
-      "KbdInteractiveAuthentication no",
-      "UsePAM no",
-      // The key files live under the world-writable tmpdir, which StrictModes would refuse.
-      "StrictModes no",
-      "LogLevel VERBOSE",
-      "",
-    ].join("\n"),
-  );
-  await mkdir("/run/sshd", { recursive: true, mode: 0o755 });
-  sshd = spawnCli(SSHD, ["-D", "-e", "-f", join(dir, "sshd_config")]);
-  await sshd.waitFor(new RegExp(`Server listening on 127\\.0\\.0\\.1 port ${port}`), "err");
-  hostKeyLine = `[127.0.0.1]:${port} ${(await readFile(join(dir, "host_key.pub"), "utf8")).split(" ").slice(0, 2).join(" ")}`;
-  await writeFile(join(dir, "known_hosts"), `${hostKeyLine}\n`);
-  const other = (await readFile(join(dir, "other_host_key.pub"), "utf8")).split(" ").slice(0, 2).join(" ");
-  await writeFile(join(dir, "wrong_known_hosts"), `[127.0.0.1]:${port} ${other}\n`);
+  ssh = await startSshd(sim.controlUrl, "worker-2");
+  dir = ssh.dir;
+  port = ssh.port;
 }, 30_000);
 
 afterAll(async () => {
-  sshd?.stop();
+  await ssh?.stop();
   await sim?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const target = (name: string): RestartTarget => ({
-  name,
-  url: "http://127.0.0.1:1",
-  host: "127.0.0.1",
-  workerId: "127.0.0.1:1",
-  pod: null,
-});
-
-function restarter(knownHosts = "known_hosts") {
-  return createCommandRestarter({
-    argv: [
-      SCRIPT,
-      "--host",
-      "{host}",
-      "--port",
-      String(port),
-      "--user",
-      USER,
-      "--worker",
-      "{worker}",
-      "--version",
-      "{version}",
-      "--identity",
-      join(dir, "client_key"),
-      "--known-hosts",
-      join(dir, knownHosts),
-    ],
-    timeoutMs: 20_000,
-    env: { PATH: "/usr/bin:/bin", HOME: dir },
-  });
-}
+const target = sshTarget;
+const restarter = (knownHosts = "known_hosts") => ssh.restarter(knownHosts);
 
 async function restartsOf(name: string): Promise<number> {
   await sim.settle();
