@@ -1,4 +1,4 @@
-import { delta, follower, type Scenario, settle } from "./scenario-support.js";
+import { delta, follower, happens, type Scenario, settle } from "./scenario-support.js";
 
 /** REST and metrics, an eager member, a mixed-version group. */
 export const MORE_SCENARIOS: readonly Scenario[] = [
@@ -48,12 +48,7 @@ export const MORE_SCENARIOS: readonly Scenario[] = [
       const s0 = await settle(c, shape);
       const f = follower(s0);
       await c.control(`/sim/workers/${f.name}/restart`);
-      const held = await c
-        .until("held", (s) => s.delayDeadline !== null, shape.delayMs)
-        .then(
-          () => true,
-          () => false,
-        );
+      const held = await happens(c, "held", (s) => s.delayDeadline !== null, shape.delayMs);
       const back = await settle(c, shape);
       return [
         { name: "group protocol", value: s0.protocol },

@@ -1,4 +1,13 @@
-import { delta, follower, type Scenario, sameSet, settle, steady } from "./scenario-support.js";
+import {
+  delta,
+  follower,
+  happens,
+  type Scenario,
+  sameSet,
+  settle,
+  steady,
+  tasksOf,
+} from "./scenario-support.js";
 
 /** The base cluster's restart scenarios. */
 export const RESTART_SCENARIOS: readonly Scenario[] = [
@@ -17,7 +26,7 @@ export const RESTART_SCENARIOS: readonly Scenario[] = [
         shape.delayMs,
       );
       const back = await c.until("back", steady, shape.delayMs * 2 + 60_000);
-      const own = back.workers.find((w) => w.name === f.name)?.tasks ?? [];
+      const own = tasksOf(back, f.name);
       return [
         { name: "its tasks are held by the delay", value: true },
         { name: "deadline after the stop (ms)", value: (held.delayDeadline ?? 0) - t0, tolerance: 3_000 },
@@ -54,13 +63,7 @@ export const RESTART_SCENARIOS: readonly Scenario[] = [
         },
         {
           name: "held tasks go back to the window's two workers",
-          value: sameSet(
-            [
-              ...(back.workers.find((w) => w.name === f1.name)?.tasks ?? []),
-              ...(back.workers.find((w) => w.name === f2.name)?.tasks ?? []),
-            ],
-            [...f1.tasks, ...f2.tasks],
-          ),
+          value: sameSet([...tasksOf(back, f1.name), ...tasksOf(back, f2.name)], [...f1.tasks, ...f2.tasks]),
         },
         { name: "moves (between the window's workers)", value: delta(s0, back, "taskMoves") },
         { name: "interruptions", value: delta(s0, back, "taskInterruptions") },
@@ -74,7 +77,7 @@ export const RESTART_SCENARIOS: readonly Scenario[] = [
     async run(c, shape) {
       const s0 = await settle(c, shape);
       const leader = s0.leader;
-      const own = s0.workers.find((w) => w.name === leader)?.tasks ?? [];
+      const own = tasksOf(s0, leader);
       const t0 = s0.now;
       await c.control(`/sim/workers/${leader}/restart`);
       const moved = await c.until(
@@ -117,7 +120,7 @@ export const RESTART_SCENARIOS: readonly Scenario[] = [
         { name: "noticed after (ms)", value: noticed.now - after.now, tolerance: 3_000 },
         {
           name: "its tasks come back to it",
-          value: sameSet(back.workers.find((w) => w.name === f.name)?.tasks ?? [], f.tasks),
+          value: sameSet(tasksOf(back, f.name), f.tasks),
         },
         { name: "interruptions", value: delta(s0, back, "taskInterruptions") },
       ];
@@ -136,12 +139,7 @@ export const RESTART_SCENARIOS: readonly Scenario[] = [
         (s) => f.tasks.every((t) => s.tasks.find((x) => x.id === t)?.state === "UNASSIGNED"),
         15_000,
       );
-      const opened = await c
-        .until("a delay deadline", (s) => s.delayDeadline !== null, shape.delayMs)
-        .then(
-          () => true,
-          () => false,
-        );
+      const opened = await happens(c, "a delay deadline", (s) => s.delayDeadline !== null, shape.delayMs);
       const wid = s0.workers.find((w) => w.name === f.name)?.workerId;
       await c.control(`/sim/workers/${f.name}/start`);
       await settle(c, shape);
@@ -175,7 +173,7 @@ export const RESTART_SCENARIOS: readonly Scenario[] = [
       await c.control(`/sim/workers/${f.name}/start`);
       const back = await c.until(
         "it gets work again",
-        (s) => steady(s) && (s.workers.find((w) => w.name === f.name)?.tasks.length ?? 0) > 0,
+        (s) => steady(s) && tasksOf(s, f.name).length > 0,
         shape.delayMs * 3 + 120_000,
       );
       return [
@@ -187,7 +185,7 @@ export const RESTART_SCENARIOS: readonly Scenario[] = [
         { name: "moves while it is away", value: delta(s0, mid, "taskMoves") },
         {
           name: "it gets tasks again (revoked from others)",
-          value: (back.workers.find((w) => w.name === f.name)?.tasks.length ?? 0) > 0,
+          value: tasksOf(back, f.name).length > 0,
         },
         { name: "interruptions when it is back > 0", value: delta(mid, back, "taskInterruptions") > 0 },
       ];
@@ -224,7 +222,7 @@ export const RESTART_SCENARIOS: readonly Scenario[] = [
         },
         {
           name: "the held tasks come back to their worker",
-          value: f.tasks.every((t) => back.workers.find((w) => w.name === f.name)?.tasks.includes(t)),
+          value: f.tasks.every((t) => tasksOf(back, f.name).includes(t)),
         },
       ];
     },

@@ -46,3 +46,21 @@ export const delta = (
 
 export const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && [...a].sort().join(",") === [...b].sort().join(",");
+
+/** The tasks a worker runs in a state (none when it is not there). */
+export function tasksOf(s: FidelityState, worker: string | null): readonly string[] {
+  return s.workers.find((w) => w.name === worker)?.tasks ?? [];
+}
+
+/** Whether `probe` comes to hold within `withinMs` of cluster time (an observation, not a failure). */
+export function happens(
+  c: ClusterDriver,
+  what: string,
+  probe: (s: FidelityState) => boolean,
+  withinMs: number,
+): Promise<boolean> {
+  return c.until(what, probe, withinMs).then(
+    () => true,
+    () => false,
+  );
+}
