@@ -11,9 +11,9 @@ import { runCli } from "../../src/cli/main.js";
 import { simClusterConfig } from "../../src/cli/sim-cluster-config.js";
 import { createRedisJobStore } from "../../src/jobs/redis-job-store.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
-import { buildSlashCommandRequest } from "../../src/sandbox/web-api-signed-requests.js";
 import { waitFor } from "../jobs/wait-for.js";
 import { captureIo } from "../support/capture-io.js";
+import { sendSlashCommand } from "../support/send-slash-command.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SECRET = "serve-test-signing-secret";
@@ -94,22 +94,14 @@ describe("connect-roll serve", () => {
         const r = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
         return r?.status === 200;
       }, 15_000);
-      const request = buildSlashCommandRequest({
+      const response = await sendSlashCommand({
+        port,
         secret: SECRET,
-        command: "/connect-roll",
         text: "sim restart",
-        userId: USER,
-        userName: USER,
-        channelId: CHANNEL,
-        teamId: "T0SERVE",
-        responseUrl: "http://127.0.0.1:9/response",
+        user: USER,
+        channel: CHANNEL,
+        team: "T0SERVE",
         triggerId: "trigger-serve-1",
-        nowSeconds: Math.floor(Date.now() / 1000),
-      });
-      const response = await fetch(`http://127.0.0.1:${port}/slack/events`, {
-        method: "POST",
-        headers: request.headers,
-        body: request.body,
       });
       expect(response.status).toBe(200);
       expect(await response.text()).toContain("locked by another rollout");

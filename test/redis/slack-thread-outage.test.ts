@@ -4,8 +4,8 @@ import { parse, stringify } from "yaml";
 import { serveCommand } from "../../src/cli/commands/serve.js";
 import { runCli } from "../../src/cli/main.js";
 import { startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
-import { buildSlashCommandRequest } from "../../src/sandbox/web-api-signed-requests.js";
 import { captureIo } from "../support/capture-io.js";
+import { sendSlashCommand } from "../support/send-slash-command.js";
 import { startFaultCluster, until } from "./fault-harness.js";
 import { freePort, startRedisServer } from "./redis-server-process.js";
 
@@ -63,22 +63,14 @@ describe("the Slack thread through a Redis outage", () => {
       async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200,
       15_000,
     );
-    const request = buildSlashCommandRequest({
+    const response = await sendSlashCommand({
+      port,
       secret: SECRET,
-      command: "/connect-roll",
       text: "sim v3.7.1",
-      userId: USER,
-      userName: USER,
-      channelId: CHANNEL,
-      teamId: "T0OUTAGE",
-      responseUrl: "http://127.0.0.1:9/response",
+      user: USER,
+      channel: CHANNEL,
+      team: "T0OUTAGE",
       triggerId: "trigger-outage-1",
-      nowSeconds: Math.floor(Date.now() / 1000),
-    });
-    const response = await fetch(`http://127.0.0.1:${port}/slack/events`, {
-      method: "POST",
-      headers: request.headers,
-      body: request.body,
     });
     expect(response.status).toBe(200);
     const texts = () => fake.calls("chat.postMessage").map((c) => String(c.params.text ?? ""));
