@@ -61,7 +61,9 @@ export async function connectRedis(
     let reason = signal.aborted ? "interrupted" : ((cause ?? (e as Error)) as Error).message;
     if (!signal.aborted && url.startsWith("rediss") && /ETIMEDOUT/.test(reason))
       reason += " (no TLS handshake: does the server speak TLS on that port?)";
-    if (!signal.aborted && url.startsWith("rediss") && /ECONNRESET/.test(reason))
+    if (!signal.aborted && url.startsWith("rediss") && /certificate required|alert number 116/.test(reason))
+      reason = "the server requires a client certificate (redis.tls.certFile and keyFile)";
+    else if (!signal.aborted && url.startsWith("rediss") && /ECONNRESET/.test(reason))
       reason +=
         " (the server ended the TLS handshake: does it require a client certificate? redis.tls.certFile and keyFile)";
     throw new AppError(ErrorCode.StoreUnavailable, `cannot reach Redis at ${redactUrl(url)}: ${reason}`, {
