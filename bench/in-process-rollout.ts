@@ -4,9 +4,9 @@ import {
   createRestarterFor,
   restartTargetsFor,
   rolloutSettingsFor,
-} from "../src/cli/compose-cluster.js";
-import { simRunnerClock } from "../src/cli/in-process-rollout.js";
-import { simClusterConfig } from "../src/cli/sim-cluster-config.js";
+} from "../src/composition/compose-cluster.js";
+import { simClusterConfig } from "../src/composition/sim-cluster-config.js";
+import { simRunnerClock } from "../src/composition/sim-runner-clock.js";
 import { type ClusterConfig, clusterSchema } from "../src/config/schema.js";
 import type { ClusterReader } from "../src/connect/cluster-reader.js";
 import type { RolloutTarget } from "../src/core/plan/plan-types.js";
@@ -19,7 +19,7 @@ import type { RunningSim } from "../src/sim/start-sim.js";
 /**
  * The benchmark's connect-roll runner: the real engine (runner, HTTP reader with its single-worker probe, sim
  * executor over HTTP, in-process store) against a started simulator in its virtual time, every prompt approved.
- * Like `runInProcessRollout` of src/cli, but it keeps the reader's probe and counts whole-cluster reads and probes
+ * Like `runInProcessRollout` of test/support, but it keeps the reader's probe and counts whole-cluster reads and probes
  * apart, the bot cost the benchmark reports.
  */
 export interface BenchRolloutOptions {

@@ -1,4 +1,4 @@
-import { runBoundedProcess } from "../restart/run-bounded-process.js";
+import { runBoundedProcess } from "../process/run-bounded-process.js";
 
 export interface ToolResult {
   /** Exit code; -1 when the program could not be started or was ended by a signal. */

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { simClusterConfig } from "../../src/cli/sim-cluster-config.js";
+import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { type SpawnedCli, spawnCli, spawnConnectRoll } from "./support/spawn-cli.js";
 

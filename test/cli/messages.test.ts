@@ -10,7 +10,7 @@ import { createCliApprovals } from "../../src/cli/cli-approvals.js";
 import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
 import { renderEventLine } from "../../src/cli/render-event-line.js";
-import { simClusterConfig } from "../../src/cli/sim-cluster-config.js";
+import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import type { PendingApproval } from "../../src/core/rollout/rollout-types.js";
 import { createSimRestarter } from "../../src/restart/sim-restarter.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";

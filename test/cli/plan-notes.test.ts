@@ -6,7 +6,7 @@ import { stringify } from "yaml";
 import { planCommand } from "../../src/cli/commands/plan.js";
 import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
-import { simClusterConfig } from "../../src/cli/sim-cluster-config.js";
+import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { serveCommand } from "../../src/cli/commands/serve.js";
 import { runCli } from "../../src/cli/main.js";
-import { simClusterConfig } from "../../src/cli/sim-cluster-config.js";
+import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { createRedisJobStore } from "../../src/jobs/redis-job-store.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
 import { waitFor } from "../jobs/wait-for.js";

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { stringify } from "yaml";
 import { runCommand } from "../../src/cli/commands/run.js";
-import { checkoutRestartCommand, labClusterConfig } from "../../src/cli/lab-cluster-config.js";
 import { runCli } from "../../src/cli/main.js";
+import { checkoutRestartCommand, labClusterConfig } from "../../src/composition/lab-cluster-config.js";
 import { type LabOptions, type RunningLab, startLab } from "../../src/lab/start-lab.js";
 import type { SimState } from "../../src/sim/sim-types.js";
 

@@ -2,7 +2,7 @@ import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { ActionId } from "../../src/chat/action-ids.js";
 import { createWebClientSlackWebApi } from "../../src/chat/web-client-slack-web-api.js";
-import { createServeRuntime, type ServeRuntime } from "../../src/cli/serve-runtime.js";
+import { createServeRuntime, type ServeRuntime } from "../../src/composition/serve-runtime.js";
 import { configSchema } from "../../src/config/schema.js";
 import { createMemoryJobStore } from "../../src/jobs/memory-job-store.js";
 import { systemClock } from "../../src/jobs/system-clock.js";

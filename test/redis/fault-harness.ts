@@ -6,7 +6,7 @@ import { stringify } from "yaml";
 import type { CliIo } from "../../src/cli/command.js";
 import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
-import { simClusterConfig } from "../../src/cli/sim-cluster-config.js";
+import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 
 const program = { version: "0.0.0", commands: [runCommand] };

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { serveCommand } from "../../src/cli/commands/serve.js";
 import { runCli } from "../../src/cli/main.js";
-import { simClusterConfig } from "../../src/cli/sim-cluster-config.js";
+import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
 import { captureIo } from "../support/capture-io.js";
 import { startFaultCluster, startRun, summaryOf, until } from "./fault-harness.js";

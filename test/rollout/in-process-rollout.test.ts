@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { runInProcessRollout } from "../../src/cli/in-process-rollout.js";
 import type { RolloutEvent } from "../../src/core/rollout/rollout-types.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+import { runInProcessRollout } from "../support/in-process-rollout.js";
 
 let sim: RunningSim | null = null;
 afterEach(async () => {

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { runInProcessRollout } from "../../src/cli/in-process-rollout.js";
 import type { RolloutEvent } from "../../src/core/rollout/rollout-types.js";
 import { createRedisJobStore } from "../../src/jobs/redis-job-store.js";
 import { createRedisKeys } from "../../src/jobs/redis-keys.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+import { runInProcessRollout } from "../support/in-process-rollout.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const target = { kind: "upgrade", version: "3.7.1", argument: "v3.7.1" } as const;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { type RunningDemo, startDemo } from "../../src/sandbox/demo.js";
+import { type RunningDemo, startDemo } from "../../src/demo/demo.js";
 import { chromiumPath } from "../support/check-prerequisites.js";
 
 /**

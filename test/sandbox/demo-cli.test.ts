@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { plainMrkdwn, renderMessageText } from "../../src/sandbox/demo-thread-printer.js";
+import { plainMrkdwn, renderMessageText } from "../../src/demo/demo-thread-printer.js";
 
 describe("connect-roll demo (CLI)", () => {
   it("`tsx src/cli.ts demo --port 0` prints the page's URL, serves it, and stops cleanly on SIGINT", async () => {

@@ -1,8 +1,8 @@
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ActionId } from "../../src/chat/action-ids.js";
-import { type RunningDemo, startDemo } from "../../src/sandbox/demo.js";
-import { APPROVER, OUTSIDER, REQUESTER } from "../../src/sandbox/demo-config.js";
+import { type RunningDemo, startDemo } from "../../src/demo/demo.js";
+import { APPROVER, OUTSIDER, REQUESTER } from "../../src/demo/demo-config.js";
 import type { ParentView, SandboxSnapshot } from "../../src/sandbox/sandbox-snapshot.js";
 
 /** The sandbox server's endpoints against the real bot (no browser): page files, SSE, /command, /click, response_url. */

@@ -1,9 +1,9 @@
 import { readEnv } from "../../config/env.js";
 import { AppError, ErrorCode, isAppError } from "../../core/errors.js";
-import { startDemo } from "../../sandbox/demo.js";
-import { DEMO_APPROVER_GROUP, DEMO_BOT, DEMO_CHANNEL, DEMO_USERS } from "../../sandbox/demo-config.js";
-import { DEMO_SCENARIOS, isDemoScenario } from "../../sandbox/demo-scenarios.js";
-import { startThreadPrinter } from "../../sandbox/demo-thread-printer.js";
+import { startDemo } from "../../demo/demo.js";
+import { DEMO_APPROVER_GROUP, DEMO_BOT, DEMO_CHANNEL, DEMO_USERS } from "../../demo/demo-config.js";
+import { DEMO_SCENARIOS, isDemoScenario } from "../../demo/demo-scenarios.js";
+import { startThreadPrinter } from "../../demo/demo-thread-printer.js";
 import { type CliCommand, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
 

@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { stringify } from "yaml";
+import { labClusterConfig } from "../../composition/lab-cluster-config.js";
 import { AppError, ErrorCode, isAppError } from "../../core/errors.js";
 import {
   buildLabPlugin,
@@ -14,7 +15,6 @@ import { restCall } from "../../lab/lab-rest.js";
 import { checkLabTools } from "../../lab/lab-tools.js";
 import { type LabOptions, startLab } from "../../lab/start-lab.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
-import { labClusterConfig } from "../lab-cluster-config.js";
 
 function fail(io: CliIo, name: string, e: unknown): number {
   if (!isAppError(e)) throw e;

@@ -1,13 +1,13 @@
+import { rolloutSettingsFor } from "../../composition/compose-cluster.js";
+import { preflightCluster } from "../../composition/preflight.js";
 import { toPlanJson } from "../../core/plan/plan-json.js";
 import { planRollout } from "../../core/plan/plan-rollout.js";
 import { renderPlanText } from "../../core/plan/render-plan-text.js";
 import { loadClusterContext } from "../cluster-context.js";
 import { type CliCommand, ExitCode } from "../command.js";
-import { rolloutSettingsFor } from "../compose-cluster.js";
 import { createRootLogger } from "../create-logger.js";
 import { oneLine } from "../one-line.js";
 import { planNotes } from "../plan-notes.js";
-import { preflightCluster } from "../preflight.js";
 
 export const planCommand: CliCommand = {
   name: "plan",

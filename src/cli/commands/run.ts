@@ -1,4 +1,11 @@
 import { hostname, userInfo } from "node:os";
+import {
+  createReaderFor,
+  createRestarterFor,
+  restartTargetsFor,
+  rolloutSettingsFor,
+} from "../../composition/compose-cluster.js";
+import { preflightCluster } from "../../composition/preflight.js";
 import { readEnv } from "../../config/env.js";
 import type { ClusterReader } from "../../connect/cluster-reader.js";
 import { AppError, isAppError } from "../../core/errors.js";
@@ -17,17 +24,10 @@ import type { WorkerRestarter } from "../../restart/worker-restarter.js";
 import { type ApprovePolicy, createCliApprovals, parseApproveFlag } from "../cli-approvals.js";
 import { loadClusterContext } from "../cluster-context.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
-import {
-  createReaderFor,
-  createRestarterFor,
-  restartTargetsFor,
-  rolloutSettingsFor,
-} from "../compose-cluster.js";
 import { createRootLogger } from "../create-logger.js";
 import { connectRedis, createRedisClient } from "../create-redis.js";
 import { oneLine } from "../one-line.js";
 import { planNotes } from "../plan-notes.js";
-import { preflightCluster } from "../preflight.js";
 import { renderEventLine } from "../render-event-line.js";
 
 export const runCommand: CliCommand = {

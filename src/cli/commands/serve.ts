@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import type { Cluster, Redis } from "ioredis";
 import type { SlackTransport } from "../../chat/app.js";
 import { createWebClientSlackWebApi } from "../../chat/web-client-slack-web-api.js";
+import { createServeRuntime } from "../../composition/serve-runtime.js";
 import { readEnv } from "../../config/env.js";
 import { loadValidConfig } from "../../config/load-config.js";
 import { isAppError } from "../../core/errors.js";
@@ -13,7 +14,6 @@ import { systemClock } from "../../jobs/system-clock.js";
 import { type CliCommand, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
 import { waitForRedis } from "../create-redis.js";
-import { createServeRuntime } from "../serve-runtime.js";
 
 export const serveCommand: CliCommand = {
   name: "serve",

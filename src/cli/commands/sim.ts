@@ -1,10 +1,10 @@
 import { writeFile } from "node:fs/promises";
 import { stringify } from "yaml";
+import { simClusterConfig } from "../../composition/sim-cluster-config.js";
 import { isAppError } from "../../core/errors.js";
 import { parseSimFlags } from "../../sim/sim-options.js";
 import { startSim } from "../../sim/start-sim.js";
 import { type CliCommand, ExitCode } from "../command.js";
-import { simClusterConfig } from "../sim-cluster-config.js";
 
 const STRING_FLAGS = [
   "workers",

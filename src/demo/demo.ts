@@ -2,12 +2,16 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { createWebClientSlackWebApi } from "../chat/web-client-slack-web-api.js";
-import { simRunnerClock } from "../cli/in-process-rollout.js";
-import { createServeRuntime, type ServeRuntime } from "../cli/serve-runtime.js";
+import { createServeRuntime, type ServeRuntime } from "../composition/serve-runtime.js";
+import { simRunnerClock } from "../composition/sim-runner-clock.js";
 import type { JobStore } from "../jobs/job-store.js";
 import { createMemoryJobStore } from "../jobs/memory-job-store.js";
 import { createRedisJobStore } from "../jobs/redis-job-store.js";
 import { systemClock } from "../jobs/system-clock.js";
+import { type BotClient, createBotClient } from "../sandbox/sandbox-bot-client.js";
+import { startSandboxServer } from "../sandbox/sandbox-server.js";
+import { buildSnapshot, type SandboxInfo } from "../sandbox/sandbox-snapshot.js";
+import { type FakeSlackWebApi, startFakeSlackWebApi } from "../sandbox/slack-web-api.js";
 import { type RunningSim, startSim } from "../sim/start-sim.js";
 import {
   APPROVER,
@@ -19,10 +23,6 @@ import {
   demoConfig,
 } from "./demo-config.js";
 import { type DemoScenario, type DemoScenarioName, demoScenario } from "./demo-scenarios.js";
-import { type BotClient, createBotClient } from "./sandbox-bot-client.js";
-import { startSandboxServer } from "./sandbox-server.js";
-import { buildSnapshot, type SandboxInfo } from "./sandbox-snapshot.js";
-import { type FakeSlackWebApi, startFakeSlackWebApi } from "./slack-web-api.js";
 
 /**
  * `connect-roll demo`: a simulated 6-worker cluster in real time, the real bot (Bolt over HTTP, the same runtime as

@@ -1,4 +1,4 @@
-import { simClusterConfig } from "../cli/sim-cluster-config.js";
+import { simClusterConfig } from "../composition/sim-cluster-config.js";
 import { type Config, configSchema } from "../config/schema.js";
 import type { RunningSim } from "../sim/start-sim.js";
 import { DEMO_TIMINGS, type DemoScenario } from "./demo-scenarios.js";

@@ -1,23 +1,23 @@
 import { performance } from "node:perf_hooks";
 import pino, { type Logger } from "pino";
-import { type ClusterConfig, clusterSchema } from "../config/schema.js";
-import type { Clock } from "../core/clock.js";
-import type { RolloutTarget } from "../core/plan/plan-types.js";
-import type { RolloutEvent, RolloutState } from "../core/rollout/rollout-types.js";
-import { type RolloutSummary, summarizeRollout } from "../core/rollout/summarize.js";
-import type { Decision } from "../jobs/job-record.js";
-import type { JobStore } from "../jobs/job-store.js";
-import { createMemoryJobStore } from "../jobs/memory-job-store.js";
-import { createRolloutService } from "../jobs/rollout-service.js";
-import type { ApprovalSource, RunOutcome } from "../jobs/runner.js";
-import type { RunningSim } from "../sim/start-sim.js";
 import {
   createReaderFor,
   createRestarterFor,
   restartTargetsFor,
   rolloutSettingsFor,
-} from "./compose-cluster.js";
-import { simClusterConfig } from "./sim-cluster-config.js";
+} from "../../src/composition/compose-cluster.js";
+import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
+import { simRunnerClock } from "../../src/composition/sim-runner-clock.js";
+import { type ClusterConfig, clusterSchema } from "../../src/config/schema.js";
+import type { RolloutTarget } from "../../src/core/plan/plan-types.js";
+import type { RolloutEvent, RolloutState } from "../../src/core/rollout/rollout-types.js";
+import { type RolloutSummary, summarizeRollout } from "../../src/core/rollout/summarize.js";
+import type { Decision } from "../../src/jobs/job-record.js";
+import type { JobStore } from "../../src/jobs/job-store.js";
+import { createMemoryJobStore } from "../../src/jobs/memory-job-store.js";
+import { createRolloutService } from "../../src/jobs/rollout-service.js";
+import type { ApprovalSource, RunOutcome } from "../../src/jobs/runner.js";
+import type { RunningSim } from "../../src/sim/start-sim.js";
 
 export interface InProcessRolloutOptions {
   readonly sim: RunningSim;
@@ -43,17 +43,6 @@ export interface InProcessRolloutResult {
   readonly polls: number;
   readonly cpuMs: number;
   readonly wallMs: number;
-}
-
-/** The simulator's clock, with worker ports settled after time passes (so REST reflects the new state). */
-export function simRunnerClock(sim: RunningSim): Clock {
-  return {
-    now: () => sim.clock.now(),
-    async sleep(ms, signal) {
-      await sim.clock.sleep(ms, signal);
-      await sim.settle();
-    },
-  };
 }
 
 /**

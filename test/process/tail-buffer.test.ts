@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTailBuffer } from "../../src/restart/tail-buffer.js";
+import { createTailBuffer } from "../../src/process/tail-buffer.js";
 
 describe("tail buffer", () => {
   it("keeps the last lines across chunk boundaries", () => {

@@ -1,4 +1,4 @@
-import type { StoredMessage, WebApiStore } from "./web-api-store.js";
+import type { StoredMessage, WebApiStore } from "../sandbox/web-api-store.js";
 
 /**
  * The terminal's view of the demo channel: a plain-text rendering of Block Kit messages. New messages are printed

@@ -1,0 +1,70 @@
+// Folder-level dependency check (`npm run lint`): dpdm finds circles between files; this finds arrows between the
+// folders of src/ that point the wrong way. Each folder lists the folders it may import (type-only imports count:
+// a type names a dependency as much as a value does). The layers, from the ground up:
+//   core, process                pure rollout domain; a bounded child-process runner
+//   sim, lab                     the simulator and the real-Kafka lab: know nothing of the bot
+//   config, connect, restart     configuration, the Connect REST/metrics adapters, the executors
+//   jobs                         the rollout runner and its Redis/in-memory stores
+//   chat                         the Slack app (listeners, views, notifier)
+//   sandbox                      the local Slack stand-in (fake Web API, Socket Mode, page)
+//   composition                  wires concrete adapters: serve runtime, cluster composition, sim/lab cluster configs
+//   demo, cli                    entry points
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ALLOWED = {
+  core: [],
+  process: [],
+  sim: ["core"],
+  lab: ["core", "process", "sim"],
+  config: ["core"],
+  connect: ["core", "config"],
+  restart: ["core", "config", "connect", "process"],
+  jobs: ["core", "config", "connect", "restart"],
+  chat: ["core", "config", "connect", "jobs"],
+  sandbox: ["core", "chat", "sim"],
+  composition: ["core", "process", "sim", "lab", "config", "connect", "restart", "jobs", "chat"],
+  demo: ["core", "sim", "config", "jobs", "chat", "sandbox", "composition"],
+  cli: ["core", "process", "sim", "lab", "config", "connect", "restart", "jobs", "chat", "composition", "demo"],
+  "cli.ts": ["cli"],
+};
+
+// The tree to check: src/ of this checkout, or the folder given as the first argument (the check's own test).
+const root = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), "..", "src");
+const importPattern = /(?:^|[\s;])(?:import|export)\b[^"'`;]*?(?:from\s*)?["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
+
+function* sourceFiles(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* sourceFiles(path);
+    else if (/\.(ts|mts|js|mjs)$/.test(entry.name)) yield path;
+  }
+}
+
+const folderOf = (path) => relative(root, path).split(sep)[0];
+const problems = [];
+for (const file of sourceFiles(root)) {
+  const from = folderOf(file);
+  const allowed = ALLOWED[from];
+  if (!allowed) {
+    problems.push(`src/${relative(root, file)}: folder "${from}" has no layer in scripts/check-layers.mjs; add it`);
+    continue;
+  }
+  for (const match of readFileSync(file, "utf8").matchAll(importPattern)) {
+    const target = normalize(join(dirname(file), match[1] ?? match[2]));
+    if (!target.startsWith(root + sep)) continue;
+    const to = folderOf(target);
+    if (to === from || allowed.includes(to)) continue;
+    const may = allowed.length === 0 ? "nothing outside itself" : `only ${allowed.join(", ")}`;
+    // A TypeScript file names its imports by their emitted .js names; report the source file.
+    const imported = file.endsWith(".ts") ? relative(root, target).replace(/\.js$/, ".ts") : relative(root, target);
+    problems.push(`src/${relative(root, file)} imports src/${imported}: ${from} may import ${may}`);
+  }
+}
+
+if (problems.length > 0) {
+  for (const problem of problems) console.error(problem);
+  console.error(`${problems.length} import(s) point the wrong way between folders (the layers: scripts/check-layers.mjs)`);
+  process.exit(1);
+}

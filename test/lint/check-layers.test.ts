@@ -1,0 +1,64 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const script = join(import.meta.dirname, "../../scripts/check-layers.mjs");
+let dir: string | undefined;
+
+function tree(files: Record<string, string>): string {
+  dir = mkdtempSync(join(tmpdir(), "layers-"));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+async function check(root: string): Promise<{ code: number; stderr: string }> {
+  try {
+    await run(process.execPath, [script, root], { timeout: 10_000 });
+    return { code: 0, stderr: "" };
+  } catch (e) {
+    const failure = e as { code: number; stderr: string };
+    return { code: failure.code, stderr: failure.stderr };
+  }
+}
+
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+describe("the folder-level dependency check", () => {
+  it("passes on this checkout's src/", async () => {
+    expect(await check(join(import.meta.dirname, "../../src"))).toEqual({ code: 0, stderr: "" });
+  });
+
+  it("names each import that points the wrong way, type-only and re-exports included", async () => {
+    const root = tree({
+      "core/a.ts": 'import type { Job } from "../jobs/job.js";\n',
+      "jobs/job.ts": 'export { render } from "../chat/view.js";\nimport { x } from "./local.js";\n',
+      "sim/s.ts": 'import { lock } from "../jobs/job.js";\nimport { v } from "../core/a.js";\n',
+      "chat/view.ts": 'import { j } from "../jobs/job.js";\n',
+    });
+    const { code, stderr } = await check(root);
+    expect(code).toBe(1);
+    const lines = stderr.trim().split("\n");
+    expect(lines).toContain("src/core/a.ts imports src/jobs/job.ts: core may import nothing outside itself");
+    expect(lines).toContain(
+      "src/jobs/job.ts imports src/chat/view.ts: jobs may import only core, config, connect, restart",
+    );
+    expect(lines).toContain("src/sim/s.ts imports src/jobs/job.ts: sim may import only core");
+    expect(lines.at(-1)).toMatch(/^3 import\(s\) point the wrong way/);
+  });
+
+  it("asks for a layer when a new folder appears", async () => {
+    const { code, stderr } = await check(tree({ "plugins/p.ts": "export const p = 1;\n" }));
+    expect(code).toBe(1);
+    expect(stderr).toContain('folder "plugins" has no layer');
+  });
+});
