@@ -2,6 +2,7 @@
  * Picks the assignor a Connect group leader of a given Kafka version would run for the negotiated protocol, with
  * the version-dependent behaviour switches of docs/connect-behaviour.md#the-scheduled-rebalance-delay.
  */
+import { hasRevocationBackoff, reassignsImmediatelyWithZeroDelay } from "../../core/protocol.js";
 import { atLeast, parseKafkaVersion } from "../../core/version.js";
 import type { SimProtocol } from "../protocol-model.js";
 import { createEagerAssignor } from "./eager-assignor.js";
@@ -15,22 +16,6 @@ export function roundRobinsLostWork(version: string): boolean {
   if (atLeast(v, 2, 8)) return true;
   if (v.major === 2 && v.minor === 7) return v.patch >= 1;
   if (v.major === 2 && v.minor === 6) return v.patch >= 2;
-  return false;
-}
-
-/** KAFKA-12495 (3.4+): exact load-balancing revocations and backoff for consecutive revoking rounds. */
-export function backsOffRevocations(version: string): boolean {
-  const v = parseKafkaVersion(version);
-  return v !== null && atLeast(v, 3, 4);
-}
-
-/** KAFKA-15693 (3.5.2, 3.6.1, 3.7.0+): with max delay 0 lost work is reassigned at once; before, it stayed unassigned. */
-export function reassignsLostWorkAtZeroDelay(version: string): boolean {
-  const v = parseKafkaVersion(version);
-  if (!v) return false;
-  if (atLeast(v, 3, 7)) return true;
-  if (v.major === 3 && v.minor === 6) return v.patch >= 1;
-  if (v.major === 3 && v.minor === 5) return v.patch >= 2;
   return false;
 }
 
@@ -53,8 +38,8 @@ export function behaviourForVersion(leaderVersion: string, maxDelayMs: number): 
   return {
     behaviour: {
       maxDelayMs,
-      revocationBackoff: known && backsOffRevocations(leaderVersion),
-      zeroDelayReassignsImmediately: known && reassignsLostWorkAtZeroDelay(leaderVersion),
+      revocationBackoff: known && hasRevocationBackoff(leaderVersion),
+      zeroDelayReassignsImmediately: known && reassignsImmediatelyWithZeroDelay(leaderVersion),
       roundRobinLostWork: known && roundRobinsLostWork(leaderVersion),
     },
     known,
