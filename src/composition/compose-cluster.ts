@@ -5,11 +5,11 @@ import { type ClusterReader, createHttpClusterReader } from "../connect/cluster-
 import { AppError, ErrorCode } from "../core/errors.js";
 import type { RolloutSettings } from "../core/rollout/rollout-types.js";
 import { workerIdOf } from "../core/snapshot.js";
-import { createCommandRestarter } from "../restart/command-restarter.js";
-import { inClusterKubernetesOptions } from "../restart/kubernetes-options.js";
-import { createKubernetesRestarter } from "../restart/kubernetes-restarter.js";
-import { createSimRestarter } from "../restart/sim-restarter.js";
-import { createWebhookRestarter } from "../restart/webhook-restarter.js";
+import { createCommandRestarter } from "../restart/command/command-restarter.js";
+import { inClusterKubernetesOptions } from "../restart/kubernetes/kubernetes-options.js";
+import { createKubernetesRestarter } from "../restart/kubernetes/kubernetes-restarter.js";
+import { createSimRestarter } from "../restart/sim/sim-restarter.js";
+import { createWebhookRestarter } from "../restart/webhook/webhook-restarter.js";
 import type { RestartTarget, WorkerRestarter } from "../restart/worker-restarter.js";
 
 const DEFAULT_DELAY_MS = 300_000;

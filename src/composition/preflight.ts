@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { ClusterConfig } from "../config/schema.js";
 import type { ClusterReader } from "../connect/cluster-reader.js";
 import { isAppError } from "../core/errors.js";
-import { inClusterKubernetesOptions } from "../restart/kubernetes-options.js";
+import { inClusterKubernetesOptions } from "../restart/kubernetes/kubernetes-options.js";
 import type { WorkerRestarter } from "../restart/worker-restarter.js";
 import { createReaderFor, createRestarterFor } from "./compose-cluster.js";
 

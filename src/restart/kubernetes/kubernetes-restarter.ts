@@ -1,4 +1,7 @@
-import { AppError, ErrorCode } from "../core/errors.js";
+import { AppError, ErrorCode } from "../../core/errors.js";
+import { throwIfAborted } from "../restart-abort.js";
+import { isKubernetesName, validateRestartRequest } from "../validate-restart-request.js";
+import type { RestartReceipt, RestartRequest, WorkerRestarter } from "../worker-restarter.js";
 import { type CallContext, createKubernetesApi } from "./kubernetes-api.js";
 import type { KubernetesRestarterOptions } from "./kubernetes-options.js";
 import {
@@ -8,9 +11,6 @@ import {
   waitForReplacement,
 } from "./kubernetes-pod-replacement.js";
 import { containerImage, type Pod, type StatefulSet } from "./kubernetes-schemas.js";
-import { throwIfAborted } from "./restart-abort.js";
-import { isKubernetesName, validateRestartRequest } from "./validate-restart-request.js";
-import type { RestartReceipt, RestartRequest, WorkerRestarter } from "./worker-restarter.js";
 
 function refuse(message: string): never {
   throw new AppError(ErrorCode.RestartRefused, message);

@@ -1,10 +1,10 @@
 import { request } from "undici";
-import { AppError, ErrorCode } from "../core/errors.js";
-import { describeEndpoint, readBoundedText, requestSignal, transportFailure } from "./http-support.js";
-import { throwIfAborted } from "./restart-abort.js";
-import { validateRestartRequest } from "./validate-restart-request.js";
+import { AppError, ErrorCode } from "../../core/errors.js";
+import { describeEndpoint, readBoundedText, requestSignal, transportFailure } from "../http-support.js";
+import { throwIfAborted } from "../restart-abort.js";
+import { validateRestartRequest } from "../validate-restart-request.js";
+import type { RestartReceipt, RestartRequest, WorkerRestarter } from "../worker-restarter.js";
 import { signWebhookBody } from "./webhook-signature.js";
-import type { RestartReceipt, RestartRequest, WorkerRestarter } from "./worker-restarter.js";
 
 export interface WebhookRestarterOptions {
   /** Where the signed POST goes. Its path and query are never shown in messages (they may hold a token). */

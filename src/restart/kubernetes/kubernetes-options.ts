@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from "../core/errors.js";
+import { AppError, ErrorCode } from "../../core/errors.js";
 
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
