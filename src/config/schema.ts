@@ -1,26 +1,17 @@
 import { z } from "zod";
+import { durationMs, envName, httpUrl, name } from "../restart/config-fields.js";
+import { executorSchema } from "../restart/executors.js";
 import { parseRedisUrl } from "./redis-url.js";
 
 /**
  * The configuration file's shape (YAML), validated with zod. Unknown keys are errors (strict objects), every
- * problem is reported with its path. Cross-field rules live in `rules.ts`; defaults are filled here.
+ * problem is reported with its path. Cross-field rules live in `rules.ts`; defaults are filled here. A cluster's
+ * `executor` is one of the executors' own pieces (src/restart/executors.ts).
  */
-
-const name = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "must be lower-case letters, digits, '.', '_' or '-' (max 63)");
-
-const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
 const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, "must be a Slack user id like U012ABCDEF");
 const slackGroupId = z.string().regex(/^S[A-Z0-9]{2,}$/, "must be a Slack user-group id like S012ABCDEF");
 const slackChannelId = z.string().regex(/^[CGD][A-Z0-9]{2,}$/, "must be a Slack channel id like C012ABCDEF");
-const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name");
-const durationMs = z
-  .number()
-  .int()
-  .min(0)
-  .max(7 * 24 * 3600 * 1000);
 
 export const workerSchema = z.strictObject({
   name: name.describe("the worker's name in plans and threads"),
@@ -58,54 +49,6 @@ const versionsSchema = z.strictObject({
     .default({})
     .describe("explicit argument → image/reported version entries; checked before the templates"),
 });
-
-const simExecutorSchema = z.strictObject({
-  kind: z.literal("sim"),
-  controlUrl: httpUrl,
-  downMs: durationMs
-    .optional()
-    .describe(
-      "extra time the simulated worker stays down before it starts (its start time is the simulator's); default 0",
-    ),
-  timeoutMs: durationMs.default(10_000),
-});
-
-const commandExecutorSchema = z.strictObject({
-  kind: z.literal("command"),
-  argv: z
-    .array(z.string().min(1))
-    .min(1)
-    .describe("program and arguments; placeholders {worker} {host} {version} {image} {pod}"),
-  timeoutMs: durationMs.default(120_000),
-  env: z.record(envName, z.string()).default({}),
-});
-
-const webhookExecutorSchema = z.strictObject({
-  kind: z.literal("webhook"),
-  url: httpUrl,
-  secretEnv: envName.describe("environment variable holding the HMAC secret"),
-  timeoutMs: durationMs.default(10_000),
-});
-
-const kubernetesExecutorSchema = z.strictObject({
-  kind: z.literal("kubernetes"),
-  namespace: name,
-  statefulSet: name,
-  container: name,
-  strategy: z.enum(["on-delete", "partition"]).default("on-delete"),
-  apiUrl: httpUrl.optional().describe("API server URL; default: in-cluster service account"),
-  tokenEnv: envName.optional(),
-  caFile: z.string().min(1).optional(),
-  timeoutMs: durationMs.default(10_000),
-  podReadyTimeoutMs: durationMs.default(600_000),
-});
-
-export const executorSchema = z.discriminatedUnion("kind", [
-  simExecutorSchema,
-  commandExecutorSchema,
-  webhookExecutorSchema,
-  kubernetesExecutorSchema,
-]);
 
 const connectSchema = z.strictObject({
   protocol: z.enum(["eager", "compatible", "sessioned"]).optional().describe("declared connect.protocol"),
@@ -226,7 +169,6 @@ export const configSchema = z.strictObject({
 export type Config = z.infer<typeof configSchema>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type WorkerConfig = z.infer<typeof workerSchema>;
-export type ExecutorConfig = z.infer<typeof executorSchema>;
 export type SlackAccessConfig = z.infer<typeof slackAccessSchema>;
 export type AccessList = z.infer<typeof accessSchema>;
 export type ChangeWindow = z.infer<typeof changeWindowSchema>;
