@@ -46,7 +46,6 @@ function checkOptions(options: KubernetesRestarterOptions): void {
 export function createKubernetesRestarter(options: KubernetesRestarterOptions): WorkerRestarter {
   checkOptions(options);
   const api = createKubernetesApi(options);
-  const strategy = options.strategy ?? "on-delete";
   const timing: ReplacementTiming = { pollMs: options.pollMs, podReadyTimeoutMs: options.podReadyTimeoutMs };
   const stsName = options.statefulSet;
   const ordinalRe = new RegExp(`^${stsName.replace(/[.]/g, "\\.")}-([0-9]{1,5})$`);
@@ -179,7 +178,7 @@ export function createKubernetesRestarter(options: KubernetesRestarterOptions): 
       };
     }
     const detail =
-      strategy === "on-delete"
+      options.strategy === "on-delete"
         ? await upgradeOnDelete(set, pod, req.image, ctx)
         : await upgradePartition(set, pod, ordinal, req.image, ctx);
     return { detail: `Upgraded ${name}: ${detail}` };
