@@ -83,8 +83,8 @@ export const changeWindowSchema = z.strictObject({
 
 const slackAccessSchema = z.strictObject({
   channels: z.array(slackChannelId).default([]).describe("channels the command may be used in; empty = any"),
-  requesters: accessSchema.default({ users: [], userGroups: [] }),
-  approvers: accessSchema.default({ users: [], userGroups: [] }),
+  requesters: accessSchema.prefault({}),
+  approvers: accessSchema.prefault({}),
   fourEyes: z.boolean().default(true),
   changeWindows: z.array(changeWindowSchema).default([]),
 });
@@ -105,17 +105,11 @@ export const clusterSchema = z.strictObject({
   workers: z.array(workerSchema).min(1),
   auth: z.strictObject({ basic: basicAuthSchema }).optional(),
   tls: tlsSchema.optional(),
-  versions: versionsSchema.default({ accept: "^v?\\d+\\.\\d+(\\.\\d+)?$", reports: "{version}", table: {} }),
+  versions: versionsSchema.prefault({}),
   executor: executorSchema,
-  connect: connectSchema.default({ sessionTimeoutMs: 10_000 }),
-  restart: z.strictObject({ expectedMs: durationMs.default(60_000) }).default({ expectedMs: 60_000 }),
-  gate: gateSchema.default({
-    pollIntervalMs: 5_000,
-    consecutivePolls: 3,
-    quietPeriodMs: 10_000,
-    failAfterMs: 3_600_000,
-    allowPaused: true,
-  }),
+  connect: connectSchema.prefault({}),
+  restart: z.strictObject({ expectedMs: durationMs.default(60_000) }).prefault({}),
+  gate: gateSchema.prefault({}),
   pace: z
     .strictObject({
       mode: z.enum(["safe", "window"]).default("safe"),
@@ -127,7 +121,7 @@ export const clusterSchema = z.strictObject({
           "window pace: how long before the deadline a window's last follower must be back, besides 10 % jitter",
         ),
     })
-    .default({ mode: "safe", windowMarginFloorMs: 5_000 }),
+    .prefault({}),
   maxTasksPerWorker: z.number().int().min(1).optional(),
   requestTimeoutMs: durationMs.min(100).default(10_000),
   access: clusterAccessSchema.optional().describe("per-cluster override of slack access"),
@@ -156,13 +150,7 @@ const redisSchema = z.strictObject({
 
 export const configSchema = z.strictObject({
   redis: redisSchema.optional(),
-  slack: slackAccessSchema.default({
-    channels: [],
-    requesters: { users: [], userGroups: [] },
-    approvers: { users: [], userGroups: [] },
-    fourEyes: true,
-    changeWindows: [],
-  }),
+  slack: slackAccessSchema.prefault({}),
   clusters: z.record(name, clusterSchema),
 });
 
