@@ -224,7 +224,7 @@ const filesReadable: Rule = (config, _env, files) => {
   return out;
 };
 
-export const RULES: readonly Rule[] = [
+const RULES: readonly Rule[] = [
   uniqueWorkers,
   executorAndAuthRules,
   versionRules,
