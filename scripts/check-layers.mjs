@@ -3,7 +3,8 @@
 // a type names a dependency as much as a value does). The layers, from the ground up:
 //   core, process                pure rollout domain; a bounded child-process runner
 //   sim, lab                     the simulator and the real-Kafka lab: know nothing of the bot
-//   config, connect, restart     configuration, the Connect REST/metrics adapters, the executors
+//   restart                      the executors, each with its piece of the config file (src/restart/executors.ts)
+//   config, connect              configuration (built with the executors' pieces), the Connect REST/metrics adapters
 //   jobs                         the rollout runner and its Redis/in-memory stores
 //   chat                         the Slack app (listeners, views, notifier)
 //   sandbox                      the local Slack stand-in (fake Web API, Socket Mode, page)
@@ -18,9 +19,9 @@ const ALLOWED = {
   process: [],
   sim: ["core"],
   lab: ["core", "process", "sim"],
-  config: ["core"],
+  restart: ["core", "process"],
+  config: ["core", "restart"],
   connect: ["core", "config"],
-  restart: ["core", "config", "connect", "process"],
   jobs: ["core", "config", "connect", "restart"],
   chat: ["core", "config", "connect", "jobs"],
   sandbox: ["core", "chat", "sim"],

@@ -2,14 +2,10 @@ import * as fs from "node:fs";
 import type { Logger } from "pino";
 import type { ClusterConfig } from "../config/schema.js";
 import { type ClusterReader, createHttpClusterReader } from "../connect/cluster-reader.js";
-import { AppError, ErrorCode } from "../core/errors.js";
 import type { RolloutSettings } from "../core/rollout/rollout-types.js";
 import { workerIdOf } from "../core/snapshot.js";
-import { createCommandRestarter } from "../restart/command-restarter.js";
-import { inClusterKubernetesOptions } from "../restart/kubernetes-options.js";
-import { createKubernetesRestarter } from "../restart/kubernetes-restarter.js";
-import { createSimRestarter } from "../restart/sim-restarter.js";
-import { createWebhookRestarter } from "../restart/webhook-restarter.js";
+import { requireSecret } from "../restart/executor-environment.js";
+import { createRestarter } from "../restart/executors.js";
 import type { RestartTarget, WorkerRestarter } from "../restart/worker-restarter.js";
 
 const DEFAULT_DELAY_MS = 300_000;
@@ -82,13 +78,6 @@ export interface ComposeOptions {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-function secret(env: ComposeOptions["env"], name: string, what: string): string {
-  const value = env[name];
-  if (value === undefined || value === "")
-    throw new AppError(ErrorCode.ConfigInvalid, `${what}: environment variable ${name} is not set`);
-  return value;
-}
-
 /** The Connect reader for a configured cluster. */
 export function createReaderFor(o: ComposeOptions): ClusterReader {
   const { cluster } = o;
@@ -97,7 +86,7 @@ export function createReaderFor(o: ComposeOptions): ClusterReader {
     cluster: o.name,
     workers: cluster.workers.map((w) => ({ name: w.name, url: w.url, metricsUrl: w.metricsUrl ?? null })),
     auth: basic
-      ? { username: basic.username, password: secret(o.env, basic.passwordEnv, "Connect basic auth") }
+      ? { username: basic.username, password: requireSecret(o.env, basic.passwordEnv, "Connect basic auth") }
       : null,
     tls: cluster.tls
       ? {
@@ -114,54 +103,7 @@ export function createReaderFor(o: ComposeOptions): ClusterReader {
   });
 }
 
-/** The restart executor for a configured cluster. */
+/** The restart executor for a configured cluster (the factory of its kind in src/restart/executors.ts). */
 export function createRestarterFor(o: ComposeOptions): WorkerRestarter {
-  const ex = o.cluster.executor;
-  switch (ex.kind) {
-    case "sim":
-      return createSimRestarter({
-        controlUrl: ex.controlUrl,
-        downMs: ex.downMs ?? 0,
-        timeoutMs: ex.timeoutMs,
-      });
-    case "command":
-      return createCommandRestarter({
-        argv: ex.argv,
-        timeoutMs: ex.timeoutMs,
-        ...(Object.keys(ex.env).length > 0 ? { env: ex.env } : {}),
-      });
-    case "webhook":
-      return createWebhookRestarter({
-        url: ex.url,
-        secret: secret(o.env, ex.secretEnv, "webhook executor"),
-        timeoutMs: ex.timeoutMs,
-      });
-    case "kubernetes": {
-      const auth =
-        ex.apiUrl !== undefined
-          ? {
-              apiUrl: ex.apiUrl,
-              token: secret(o.env, ex.tokenEnv ?? "", "kubernetes executor"),
-              ...(ex.caFile === undefined ? {} : { caFile: ex.caFile }),
-            }
-          : (() => {
-              const inCluster = inClusterKubernetesOptions(o.env as NodeJS.ProcessEnv, fs);
-              return {
-                apiUrl: inCluster.apiUrl,
-                tokenFile: inCluster.tokenFile,
-                caFile: ex.caFile ?? inCluster.caFile,
-              };
-            })();
-      return createKubernetesRestarter({
-        ...auth,
-        namespace: ex.namespace,
-        statefulSet: ex.statefulSet,
-        container: ex.container,
-        strategy: ex.strategy,
-        timeoutMs: ex.timeoutMs,
-        pollMs: 2_000,
-        podReadyTimeoutMs: ex.podReadyTimeoutMs,
-      });
-    }
-  }
+  return createRestarter(o.cluster.executor, o.env);
 }

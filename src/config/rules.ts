@@ -1,3 +1,4 @@
+import { executorFiles, executorProblems } from "../restart/executors.js";
 import type { ConfigProblem } from "./config-problem.js";
 import type { Config } from "./schema.js";
 
@@ -16,7 +17,6 @@ type Rule = (
 export type FileCheck = ((file: string) => string | null) | null;
 
 const PLACEHOLDER_RE = /\{([a-zA-Z]+)\}/g;
-const COMMAND_PLACEHOLDERS = new Set(["worker", "host", "version", "image", "pod"]);
 
 function err(rule: string, path: string, message: string): Problem {
   return { severity: "error", rule, path, message };
@@ -67,41 +67,12 @@ const uniqueWorkers: Rule = (config) => {
   return out;
 };
 
-const executorRules: Rule = (config, env) => {
+/** Each cluster's executor's own rules (src/restart/), then the Connect basic-auth secret: config check's order. */
+const executorAndAuthRules: Rule = (config, env) => {
   const out: Problem[] = [];
   for (const [cluster, c] of Object.entries(config.clusters)) {
-    const base = `clusters.${cluster}.executor`;
-    const ex = c.executor;
-    if (ex.kind === "command") {
-      const [program, ...args] = ex.argv;
-      if (program !== undefined && placeholders(program).length > 0)
-        out.push(
-          err(
-            "command-program-literal",
-            `${base}.argv[0]`,
-            "the program may not contain placeholders; put them in the arguments",
-          ),
-        );
-      args.forEach((a, i) => {
-        for (const p of placeholders(a))
-          if (!COMMAND_PLACEHOLDERS.has(p))
-            out.push(
-              err(
-                "command-known-placeholders",
-                `${base}.argv[${i + 1}]`,
-                `unknown placeholder {${p}}; use {worker}, {host}, {version}, {image} or {pod}`,
-              ),
-            );
-      });
-    }
-    if (ex.kind === "webhook" && env[ex.secretEnv] === undefined)
-      out.push(
-        warn(
-          "secret-set",
-          `${base}.secretEnv`,
-          `environment variable ${ex.secretEnv} is not set; the executor will refuse to run`,
-        ),
-      );
+    for (const p of executorProblems(c.executor, c, env))
+      out.push({ ...p, path: `clusters.${cluster}.${p.path}` });
     const basic = c.auth?.basic;
     if (basic && env[basic.passwordEnv] === undefined)
       out.push(
@@ -111,36 +82,6 @@ const executorRules: Rule = (config, env) => {
           `environment variable ${basic.passwordEnv} is not set; requests will be refused by the cluster`,
         ),
       );
-    if (ex.kind === "kubernetes") {
-      c.workers.forEach((w, i) => {
-        if (w.pod === undefined)
-          out.push(
-            err(
-              "kubernetes-needs-pods",
-              `clusters.${cluster}.workers[${i}].pod`,
-              "the kubernetes executor needs the pod name of every worker",
-            ),
-          );
-      });
-      const hasImage =
-        c.versions.image !== undefined || Object.values(c.versions.table).some((e) => e.image !== undefined);
-      if (!hasImage)
-        out.push(
-          err(
-            "kubernetes-needs-image",
-            `clusters.${cluster}.versions.image`,
-            "the kubernetes executor needs an image template (e.g. registry/connect:{version}) for upgrades",
-          ),
-        );
-      if (ex.apiUrl !== undefined && ex.tokenEnv === undefined)
-        out.push(
-          err(
-            "kubernetes-token",
-            `${base}.tokenEnv`,
-            "apiUrl needs tokenEnv (the environment variable holding a bearer token)",
-          ),
-        );
-    }
   }
   return out;
 };
@@ -269,10 +210,10 @@ const filesReadable: Rule = (config, _env, files) => {
   for (const [cluster, c] of Object.entries(config.clusters)) {
     const named: [string, string | undefined][] = [
       [`clusters.${cluster}.tls.caFile`, c.tls?.caFile],
-      [
-        `clusters.${cluster}.executor.caFile`,
-        c.executor.kind === "kubernetes" ? c.executor.caFile : undefined,
-      ],
+      ...executorFiles(c.executor).map((f): [string, string | undefined] => [
+        `clusters.${cluster}.executor.${f.key}`,
+        f.file,
+      ]),
     ];
     for (const [path, file] of named) {
       if (file === undefined) continue;
@@ -283,9 +224,9 @@ const filesReadable: Rule = (config, _env, files) => {
   return out;
 };
 
-export const RULES: readonly Rule[] = [
+const RULES: readonly Rule[] = [
   uniqueWorkers,
-  executorRules,
+  executorAndAuthRules,
   versionRules,
   accessRules,
   gateRules,

@@ -1,26 +1,17 @@
 import { z } from "zod";
+import { durationMs, envName, httpUrl, name } from "../restart/config-fields.js";
+import { executorSchema } from "../restart/executors.js";
 import { parseRedisUrl } from "./redis-url.js";
 
 /**
  * The configuration file's shape (YAML), validated with zod. Unknown keys are errors (strict objects), every
- * problem is reported with its path. Cross-field rules live in `rules.ts`; defaults are filled here.
+ * problem is reported with its path. Cross-field rules live in `rules.ts`; defaults are filled here. A cluster's
+ * `executor` is one of the executors' own pieces (src/restart/executors.ts).
  */
-
-const name = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "must be lower-case letters, digits, '.', '_' or '-' (max 63)");
-
-const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
 const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, "must be a Slack user id like U012ABCDEF");
 const slackGroupId = z.string().regex(/^S[A-Z0-9]{2,}$/, "must be a Slack user-group id like S012ABCDEF");
 const slackChannelId = z.string().regex(/^[CGD][A-Z0-9]{2,}$/, "must be a Slack channel id like C012ABCDEF");
-const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name");
-const durationMs = z
-  .number()
-  .int()
-  .min(0)
-  .max(7 * 24 * 3600 * 1000);
 
 export const workerSchema = z.strictObject({
   name: name.describe("the worker's name in plans and threads"),
@@ -59,54 +50,6 @@ const versionsSchema = z.strictObject({
     .describe("explicit argument → image/reported version entries; checked before the templates"),
 });
 
-const simExecutorSchema = z.strictObject({
-  kind: z.literal("sim"),
-  controlUrl: httpUrl,
-  downMs: durationMs
-    .optional()
-    .describe(
-      "extra time the simulated worker stays down before it starts (its start time is the simulator's); default 0",
-    ),
-  timeoutMs: durationMs.default(10_000),
-});
-
-const commandExecutorSchema = z.strictObject({
-  kind: z.literal("command"),
-  argv: z
-    .array(z.string().min(1))
-    .min(1)
-    .describe("program and arguments; placeholders {worker} {host} {version} {image} {pod}"),
-  timeoutMs: durationMs.default(120_000),
-  env: z.record(envName, z.string()).default({}),
-});
-
-const webhookExecutorSchema = z.strictObject({
-  kind: z.literal("webhook"),
-  url: httpUrl,
-  secretEnv: envName.describe("environment variable holding the HMAC secret"),
-  timeoutMs: durationMs.default(10_000),
-});
-
-const kubernetesExecutorSchema = z.strictObject({
-  kind: z.literal("kubernetes"),
-  namespace: name,
-  statefulSet: name,
-  container: name,
-  strategy: z.enum(["on-delete", "partition"]).default("on-delete"),
-  apiUrl: httpUrl.optional().describe("API server URL; default: in-cluster service account"),
-  tokenEnv: envName.optional(),
-  caFile: z.string().min(1).optional(),
-  timeoutMs: durationMs.default(10_000),
-  podReadyTimeoutMs: durationMs.default(600_000),
-});
-
-export const executorSchema = z.discriminatedUnion("kind", [
-  simExecutorSchema,
-  commandExecutorSchema,
-  webhookExecutorSchema,
-  kubernetesExecutorSchema,
-]);
-
 const connectSchema = z.strictObject({
   protocol: z.enum(["eager", "compatible", "sessioned"]).optional().describe("declared connect.protocol"),
   scheduledRebalanceMaxDelayMs: z.number().int().min(0).max(2_147_483_647).optional(),
@@ -140,8 +83,8 @@ export const changeWindowSchema = z.strictObject({
 
 const slackAccessSchema = z.strictObject({
   channels: z.array(slackChannelId).default([]).describe("channels the command may be used in; empty = any"),
-  requesters: accessSchema.default({ users: [], userGroups: [] }),
-  approvers: accessSchema.default({ users: [], userGroups: [] }),
+  requesters: accessSchema.prefault({}),
+  approvers: accessSchema.prefault({}),
   fourEyes: z.boolean().default(true),
   changeWindows: z.array(changeWindowSchema).default([]),
 });
@@ -162,17 +105,11 @@ export const clusterSchema = z.strictObject({
   workers: z.array(workerSchema).min(1),
   auth: z.strictObject({ basic: basicAuthSchema }).optional(),
   tls: tlsSchema.optional(),
-  versions: versionsSchema.default({ accept: "^v?\\d+\\.\\d+(\\.\\d+)?$", reports: "{version}", table: {} }),
+  versions: versionsSchema.prefault({}),
   executor: executorSchema,
-  connect: connectSchema.default({ sessionTimeoutMs: 10_000 }),
-  restart: z.strictObject({ expectedMs: durationMs.default(60_000) }).default({ expectedMs: 60_000 }),
-  gate: gateSchema.default({
-    pollIntervalMs: 5_000,
-    consecutivePolls: 3,
-    quietPeriodMs: 10_000,
-    failAfterMs: 3_600_000,
-    allowPaused: true,
-  }),
+  connect: connectSchema.prefault({}),
+  restart: z.strictObject({ expectedMs: durationMs.default(60_000) }).prefault({}),
+  gate: gateSchema.prefault({}),
   pace: z
     .strictObject({
       mode: z.enum(["safe", "window"]).default("safe"),
@@ -184,7 +121,7 @@ export const clusterSchema = z.strictObject({
           "window pace: how long before the deadline a window's last follower must be back, besides 10 % jitter",
         ),
     })
-    .default({ mode: "safe", windowMarginFloorMs: 5_000 }),
+    .prefault({}),
   maxTasksPerWorker: z.number().int().min(1).optional(),
   requestTimeoutMs: durationMs.min(100).default(10_000),
   access: clusterAccessSchema.optional().describe("per-cluster override of slack access"),
@@ -213,20 +150,13 @@ const redisSchema = z.strictObject({
 
 export const configSchema = z.strictObject({
   redis: redisSchema.optional(),
-  slack: slackAccessSchema.default({
-    channels: [],
-    requesters: { users: [], userGroups: [] },
-    approvers: { users: [], userGroups: [] },
-    fourEyes: true,
-    changeWindows: [],
-  }),
+  slack: slackAccessSchema.prefault({}),
   clusters: z.record(name, clusterSchema),
 });
 
 export type Config = z.infer<typeof configSchema>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type WorkerConfig = z.infer<typeof workerSchema>;
-export type ExecutorConfig = z.infer<typeof executorSchema>;
 export type SlackAccessConfig = z.infer<typeof slackAccessSchema>;
 export type AccessList = z.infer<typeof accessSchema>;
 export type ChangeWindow = z.infer<typeof changeWindowSchema>;

@@ -1,6 +1,6 @@
 /**
- * The port through which a rollout restarts one worker. Adapters: sim, command, webhook, kubernetes.
- * Every adapter passes test/restart/worker-restarter-contract.ts.
+ * The port through which a rollout restarts one worker. Adapters: one folder per executor under src/restart/, all
+ * listed in EXECUTORS (executors.ts). Every adapter passes test/restart/worker-restarter-contract.ts.
  */
 export interface RestartTarget {
   /** The worker's name in the configuration. */
@@ -34,7 +34,8 @@ export interface RestartReceipt {
 }
 
 export interface WorkerRestarter {
-  readonly kind: "sim" | "command" | "webhook" | "kubernetes";
+  /** The executor's `kind` in the config. */
+  readonly kind: string;
   /**
    * Issues the restart of one worker and resolves once the executor has accepted it (not once the worker is back:
    * the settle gate watches that). Rejects with AppError `restart/failed` (retryable when it may be tried again) or

@@ -12,7 +12,7 @@ import { runCli } from "../../src/cli/main.js";
 import { renderEventLine } from "../../src/cli/render-event-line.js";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import type { PendingApproval } from "../../src/core/rollout/rollout-types.js";
-import { createSimRestarter } from "../../src/restart/sim-restarter.js";
+import { createSimRestarter } from "../../src/restart/sim/sim-restarter.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
 

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { readEnv } from "../../src/config/env.js";
 import { parseConfigText } from "../../src/config/load-config.js";
-import { createKubernetesRestarter } from "../../src/restart/kubernetes-restarter.js";
-import { type FakeKubernetesApi, startFakeKubernetesApi } from "../restart/fake-kubernetes-api.js";
+import { createKubernetesRestarter } from "../../src/restart/kubernetes/kubernetes-restarter.js";
+import { type FakeKubernetesApi, startFakeKubernetesApi } from "../restart/kubernetes/fake-kubernetes-api.js";
 
 /**
  * deploy/kubernetes: every object passes Kubernetes' published schema (kubernetes-models), the pieces fit together

@@ -4,7 +4,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
-import { createCommandRestarter } from "../../src/restart/command-restarter.js";
+import { createCommandRestarter } from "../../src/restart/command/command-restarter.js";
 import type { RestartTarget, WorkerRestarter } from "../../src/restart/worker-restarter.js";
 import { type SpawnedCli, spawnCli } from "../cli/support/spawn-cli.js";
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "../../src/core/errors.js";
-import { inClusterKubernetesOptions, SERVICE_ACCOUNT_DIR } from "../../src/restart/kubernetes-options.js";
+import { AppError } from "../../../src/core/errors.js";
+import {
+  inClusterKubernetesOptions,
+  SERVICE_ACCOUNT_DIR,
+} from "../../../src/restart/kubernetes/kubernetes-options.js";
 
 const files: Record<string, string> = {
   [`${SERVICE_ACCOUNT_DIR}/token`]: "tok",

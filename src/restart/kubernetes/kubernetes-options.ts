@@ -1,4 +1,5 @@
-import { AppError, ErrorCode } from "../core/errors.js";
+import { AppError, ErrorCode } from "../../core/errors.js";
+import type { Env } from "../executor-environment.js";
 
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
@@ -15,8 +16,8 @@ export interface KubernetesRestarterOptions {
   readonly statefulSet: string;
   /** The Connect container in the pod template whose image an upgrade sets. */
   readonly container: string;
-  /** Default "on-delete" (keeps our order). */
-  readonly strategy?: "on-delete" | "partition";
+  /** "on-delete" replaces pods in our order; "partition" lowers a RollingUpdate partition (highest ordinal first). */
+  readonly strategy: "on-delete" | "partition";
   /** Per API request, in milliseconds. */
   readonly timeoutMs: number;
   /** Interval between pod polls while waiting for the replacement pod. */
@@ -44,10 +45,7 @@ export interface InClusterKubernetesOptions {
  * the service-account token and CA from /var/run/secrets/kubernetes.io/serviceaccount/. Throws
  * `config/invalid` when not in a cluster.
  */
-export function inClusterKubernetesOptions(
-  env: NodeJS.ProcessEnv,
-  fs: InClusterFs,
-): InClusterKubernetesOptions {
+export function inClusterKubernetesOptions(env: Env, fs: InClusterFs): InClusterKubernetesOptions {
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
   if (!host || !port) {

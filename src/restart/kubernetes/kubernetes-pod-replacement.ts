@@ -1,7 +1,7 @@
-import { AppError, ErrorCode, isAppError } from "../core/errors.js";
+import { AppError, ErrorCode, isAppError } from "../../core/errors.js";
+import { abortedError, sleep } from "../restart-abort.js";
 import type { CallContext, KubernetesApi } from "./kubernetes-api.js";
 import type { Pod } from "./kubernetes-schemas.js";
-import { abortedError, sleep } from "./restart-abort.js";
 
 export interface ReplacementTiming {
   readonly pollMs: number;

@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { AppError, ErrorCode } from "../../src/core/errors.js";
-import { createCommandRestarter } from "../../src/restart/command-restarter.js";
-import type { RestartRequest } from "../../src/restart/worker-restarter.js";
-import { describeWorkerRestarterContract } from "./worker-restarter-contract.js";
+import { AppError, ErrorCode } from "../../../src/core/errors.js";
+import { createCommandRestarter } from "../../../src/restart/command/command-restarter.js";
+import type { RestartRequest } from "../../../src/restart/worker-restarter.js";
+import { describeWorkerRestarterContract } from "../worker-restarter-contract.js";
 
-const fixture = (file: string): string => fileURLToPath(new URL(`./fixtures/${file}`, import.meta.url));
+const fixture = (file: string): string => fileURLToPath(new URL(`../fixtures/${file}`, import.meta.url));
 const worker = {
   name: "w1",
   url: "http://w1.example:8083",

@@ -1,4 +1,7 @@
-import { AppError, ErrorCode } from "../core/errors.js";
+import { AppError, ErrorCode } from "../../core/errors.js";
+import { throwIfAborted } from "../restart-abort.js";
+import { isKubernetesName, validateRestartRequest } from "../validate-restart-request.js";
+import type { RestartReceipt, RestartRequest, WorkerRestarter } from "../worker-restarter.js";
 import { type CallContext, createKubernetesApi } from "./kubernetes-api.js";
 import type { KubernetesRestarterOptions } from "./kubernetes-options.js";
 import {
@@ -8,9 +11,6 @@ import {
   waitForReplacement,
 } from "./kubernetes-pod-replacement.js";
 import { containerImage, type Pod, type StatefulSet } from "./kubernetes-schemas.js";
-import { throwIfAborted } from "./restart-abort.js";
-import { isKubernetesName, validateRestartRequest } from "./validate-restart-request.js";
-import type { RestartReceipt, RestartRequest, WorkerRestarter } from "./worker-restarter.js";
 
 function refuse(message: string): never {
   throw new AppError(ErrorCode.RestartRefused, message);
@@ -46,7 +46,6 @@ function checkOptions(options: KubernetesRestarterOptions): void {
 export function createKubernetesRestarter(options: KubernetesRestarterOptions): WorkerRestarter {
   checkOptions(options);
   const api = createKubernetesApi(options);
-  const strategy = options.strategy ?? "on-delete";
   const timing: ReplacementTiming = { pollMs: options.pollMs, podReadyTimeoutMs: options.podReadyTimeoutMs };
   const stsName = options.statefulSet;
   const ordinalRe = new RegExp(`^${stsName.replace(/[.]/g, "\\.")}-([0-9]{1,5})$`);
@@ -179,7 +178,7 @@ export function createKubernetesRestarter(options: KubernetesRestarterOptions): 
       };
     }
     const detail =
-      strategy === "on-delete"
+      options.strategy === "on-delete"
         ? await upgradeOnDelete(set, pod, req.image, ctx)
         : await upgradePartition(set, pod, ordinal, req.image, ctx);
     return { detail: `Upgraded ${name}: ${detail}` };

@@ -2,16 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { AppError, ErrorCode } from "../../src/core/errors.js";
-import type { KubernetesRestarterOptions } from "../../src/restart/kubernetes-options.js";
-import { createKubernetesRestarter } from "../../src/restart/kubernetes-restarter.js";
-import type { RestartRequest, WorkerRestarter } from "../../src/restart/worker-restarter.js";
+import { AppError, ErrorCode } from "../../../src/core/errors.js";
+import type { KubernetesRestarterOptions } from "../../../src/restart/kubernetes/kubernetes-options.js";
+import { createKubernetesRestarter } from "../../../src/restart/kubernetes/kubernetes-restarter.js";
+import type { RestartRequest, WorkerRestarter } from "../../../src/restart/worker-restarter.js";
+import { describeWorkerRestarterContract } from "../worker-restarter-contract.js";
 import {
   type FakeKubernetesApi,
   type FakeKubernetesOptions,
   startFakeKubernetesApi,
 } from "./fake-kubernetes-api.js";
-import { describeWorkerRestarterContract } from "./worker-restarter-contract.js";
 
 const TOKEN = "test-token-123";
 const OLD = "registry.example.com/kafka/connect:3.7.1";
@@ -43,6 +43,7 @@ function restarterFor(
     namespace: "kafka",
     statefulSet: "connect",
     container: "connect",
+    strategy: "on-delete",
     timeoutMs: 2000,
     pollMs: 10,
     podReadyTimeoutMs: 2000,
@@ -179,6 +180,7 @@ describe("kubernetes restarter", () => {
       namespace: "kafka",
       statefulSet: "connect",
       container: "connect",
+      strategy: "on-delete",
       timeoutMs: 2000,
       pollMs: 10,
       podReadyTimeoutMs: 2000,
@@ -215,6 +217,7 @@ describe("kubernetes restarter", () => {
         namespace: "kafka/../x",
         statefulSet: "connect",
         container: "connect",
+        strategy: "on-delete",
         timeoutMs: 1,
         pollMs: 1,
         podReadyTimeoutMs: 1,

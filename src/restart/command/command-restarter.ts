@@ -1,9 +1,9 @@
-import { AppError, ErrorCode } from "../core/errors.js";
-import { type ProcessOutcome, runBoundedProcess } from "../process/run-bounded-process.js";
+import { AppError, ErrorCode } from "../../core/errors.js";
+import { type ProcessOutcome, runBoundedProcess } from "../../process/run-bounded-process.js";
+import { throwIfAborted } from "../restart-abort.js";
+import { validateRestartRequest } from "../validate-restart-request.js";
+import type { RestartReceipt, RestartRequest, WorkerRestarter } from "../worker-restarter.js";
 import { checkArgvTemplate, renderArgv } from "./command-template.js";
-import { throwIfAborted } from "./restart-abort.js";
-import { validateRestartRequest } from "./validate-restart-request.js";
-import type { RestartReceipt, RestartRequest, WorkerRestarter } from "./worker-restarter.js";
 
 export interface CommandRestarterOptions {
   /**

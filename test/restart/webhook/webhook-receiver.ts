@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { verifyWebhookSignature } from "../../src/restart/webhook-signature.js";
+import { verifyWebhookSignature } from "../../../src/restart/webhook/webhook-signature.js";
 
 /** A loopback webhook receiver that verifies every request's signature (401 when it does not verify). */
 export interface WebhookReceiver {

@@ -1,5 +1,5 @@
-import { AppError, ErrorCode } from "../core/errors.js";
-import type { RestartRequest } from "./worker-restarter.js";
+import { AppError, ErrorCode } from "../../core/errors.js";
+import type { RestartRequest } from "../worker-restarter.js";
 
 /** The placeholders a command argv template may use, each replaced inside one argument (never re-split). */
 export const COMMAND_PLACEHOLDERS = ["worker", "host", "version", "image", "pod"] as const;

@@ -2,12 +2,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { AppError, ErrorCode } from "../../src/core/errors.js";
-import { createSimRestarter } from "../../src/restart/sim-restarter.js";
-import type { RestartRequest } from "../../src/restart/worker-restarter.js";
-import { startSim } from "../../src/sim/start-sim.js";
+import { AppError, ErrorCode } from "../../../src/core/errors.js";
+import { createSimRestarter } from "../../../src/restart/sim/sim-restarter.js";
+import type { RestartRequest } from "../../../src/restart/worker-restarter.js";
+import { startSim } from "../../../src/sim/start-sim.js";
+import { describeWorkerRestarterContract } from "../worker-restarter-contract.js";
 import { startFakeSimControl } from "./fake-sim-control.js";
-import { describeWorkerRestarterContract } from "./worker-restarter-contract.js";
 
 const worker = {
   name: "w1",

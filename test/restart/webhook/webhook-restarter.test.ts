@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { AppError, ErrorCode } from "../../src/core/errors.js";
-import { createWebhookRestarter } from "../../src/restart/webhook-restarter.js";
-import { signWebhookBody, verifyWebhookSignature } from "../../src/restart/webhook-signature.js";
-import type { RestartRequest } from "../../src/restart/worker-restarter.js";
+import { AppError, ErrorCode } from "../../../src/core/errors.js";
+import { createWebhookRestarter } from "../../../src/restart/webhook/webhook-restarter.js";
+import { signWebhookBody, verifyWebhookSignature } from "../../../src/restart/webhook/webhook-signature.js";
+import type { RestartRequest } from "../../../src/restart/worker-restarter.js";
+import { describeWorkerRestarterContract } from "../worker-restarter-contract.js";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
-import { describeWorkerRestarterContract } from "./worker-restarter-contract.js";
 
 const SECRET = "s3cret-s3cret-s3cret";
 const worker = {

@@ -1,9 +1,9 @@
 import { request } from "undici";
-import { AppError, ErrorCode } from "../core/errors.js";
-import { describeEndpoint, readBoundedText, requestSignal, transportFailure } from "./http-support.js";
-import { throwIfAborted } from "./restart-abort.js";
-import { validateRestartRequest } from "./validate-restart-request.js";
-import type { RestartReceipt, RestartRequest, WorkerRestarter } from "./worker-restarter.js";
+import { AppError, ErrorCode } from "../../core/errors.js";
+import { describeEndpoint, readBoundedText, requestSignal, transportFailure } from "../http-support.js";
+import { throwIfAborted } from "../restart-abort.js";
+import { validateRestartRequest } from "../validate-restart-request.js";
+import type { RestartReceipt, RestartRequest, WorkerRestarter } from "../worker-restarter.js";
 
 export interface SimRestarterOptions {
   /** The simulator's control URL (printed by `connect-roll sim`). */

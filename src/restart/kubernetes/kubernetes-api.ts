@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { Agent, type Dispatcher, request } from "undici";
 import type { z } from "zod";
-import { AppError, ErrorCode } from "../core/errors.js";
-import { readBoundedText, requestSignal, transportFailure } from "./http-support.js";
+import { AppError, ErrorCode } from "../../core/errors.js";
+import { readBoundedText, requestSignal, transportFailure } from "../http-support.js";
 import { type Pod, PodSchema, type StatefulSet, StatefulSetSchema } from "./kubernetes-schemas.js";
 
 export interface KubernetesApiOptions {

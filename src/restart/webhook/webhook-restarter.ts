@@ -1,10 +1,10 @@
 import { request } from "undici";
-import { AppError, ErrorCode } from "../core/errors.js";
-import { describeEndpoint, readBoundedText, requestSignal, transportFailure } from "./http-support.js";
-import { throwIfAborted } from "./restart-abort.js";
-import { validateRestartRequest } from "./validate-restart-request.js";
-import { signWebhookBody } from "./webhook-signature.js";
-import type { RestartReceipt, RestartRequest, WorkerRestarter } from "./worker-restarter.js";
+import { AppError, ErrorCode } from "../../core/errors.js";
+import { describeEndpoint, readBoundedText, requestSignal, transportFailure } from "../http-support.js";
+import { throwIfAborted } from "../restart-abort.js";
+import { validateRestartRequest } from "../validate-restart-request.js";
+import type { RestartReceipt, RestartRequest, WorkerRestarter } from "../worker-restarter.js";
+import { signWebhookBody, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from "./webhook-signature.js";
 
 export interface WebhookRestarterOptions {
   /** Where the signed POST goes. Its path and query are never shown in messages (they may hold a token). */
@@ -42,8 +42,8 @@ const RESERVED_HEADERS = new Set([
   "content-length",
   "host",
   "idempotency-key",
-  "x-connect-roll-timestamp",
-  "x-connect-roll-signature",
+  WEBHOOK_TIMESTAMP_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
 ]);
 
 /**
@@ -98,8 +98,8 @@ export function createWebhookRestarter(options: WebhookRestarterOptions): Worker
           ...options.headers,
           "content-type": "application/json",
           "idempotency-key": req.stepId,
-          "x-connect-roll-timestamp": String(timestamp),
-          "x-connect-roll-signature": signWebhookBody(options.secret, timestamp, body),
+          [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
+          [WEBHOOK_SIGNATURE_HEADER]: signWebhookBody(options.secret, timestamp, body),
         },
         body,
         headersTimeout: options.timeoutMs,
