@@ -1,7 +1,8 @@
 import * as fs from "node:fs";
 import type { Logger } from "pino";
 import type { ClusterConfig } from "../config/schema.js";
-import { type ClusterReader, createHttpClusterReader } from "../connect/cluster-reader.js";
+import type { ClusterReader } from "../connect/cluster-reader.js";
+import { createHttpClusterReader } from "../connect/http-cluster-reader.js";
 import { AppError, ErrorCode } from "../core/errors.js";
 import type { RolloutSettings } from "../core/rollout/rollout-types.js";
 import { workerIdOf } from "../core/snapshot.js";
@@ -80,6 +81,8 @@ export interface ComposeOptions {
   readonly now?: () => number;
   /** For the simulator in virtual time: its clock's sleep. */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Called before every HTTP attempt of the reader (the benchmark counts them). */
+  readonly onHttpAttempt?: () => void;
 }
 
 function secret(env: ComposeOptions["env"], name: string, what: string): string {
@@ -111,6 +114,7 @@ export function createReaderFor(o: ComposeOptions): ClusterReader {
     logger: o.logger,
     declared: { exactlyOnceSourceSupport: cluster.connect.exactlyOnceSourceSupport ?? null },
     ...(o.sleep === undefined ? {} : { sleep: o.sleep }),
+    ...(o.onHttpAttempt === undefined ? {} : { onHttpAttempt: o.onHttpAttempt }),
   });
 }
 

@@ -39,6 +39,8 @@ export interface HttpClientOptions {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Injected for tests; defaults to Math.random. */
   readonly random?: () => number;
+  /** Called before every attempt (each retry too), for counting calls from outside. */
+  readonly onAttempt?: () => void;
   readonly logger?: Logger;
 }
 
@@ -278,6 +280,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     for (let n = 0; ; n++) {
       if (req.signal?.aborted) throw req.signal.reason;
       callCount++;
+      options.onAttempt?.();
       let failure: AppError;
       let retry: boolean;
       try {
