@@ -1,22 +1,17 @@
 import type { Logger } from "pino";
 import { type AppError, ErrorCode, toAppError } from "../core/errors.js";
 import { hasHealthEndpoint } from "../core/protocol.js";
-import type {
-  ClusterSnapshot,
-  ConnectorSnapshot,
-  WorkerHealth,
-  WorkerMetrics,
-  WorkerSnapshot,
-} from "../core/snapshot.js";
+import type { ClusterSnapshot, ConnectorSnapshot, WorkerHealth, WorkerSnapshot } from "../core/snapshot.js";
 import { workerIdOf } from "../core/snapshot.js";
 import type { ClusterReader } from "./cluster-reader.js";
 import { toConnectorSnapshot } from "./connector-snapshots.js";
 import { createHttpClient, type HttpClient, type HttpTlsOptions } from "./http-client.js";
 import { isLegacyConnectorList, readLegacyConnectors } from "./legacy-connectors.js";
-import { metricsFromPrometheus, parsePrometheusText } from "./prometheus.js";
+import { createPrometheusMetricsSource } from "./prometheus-metrics-source.js";
 import { parseExpandedConnectors, parseHealth, parseServerInfo } from "./schemas.js";
-import { type HttpAuth, redactUrl } from "./url-credentials.js";
+import type { HttpAuth } from "./url-credentials.js";
 import type { WorkerEndpoint } from "./worker-endpoint.js";
+import type { WorkerMetricsSource } from "./worker-metrics-source.js";
 
 /**
  * The ClusterReader over Connect's REST API: one cluster-wide `GET /connectors?expand=status&expand=info` (asked of
@@ -42,6 +37,11 @@ export interface HttpClusterReaderOptions {
   readonly random?: () => number;
   /** Called before every HTTP attempt (retries included), REST and metrics alike: how a benchmark counts calls. */
   readonly onHttpAttempt?: () => void;
+  /**
+   * Where worker metrics come from, given the reader's HTTP client and logger. Default: the Prometheus scrape of each
+   * worker's `metricsUrl` (`createPrometheusMetricsSource`).
+   */
+  readonly metricsSource?: (http: HttpClient, logger: Logger | undefined) => WorkerMetricsSource;
 }
 
 interface ConnectorsResult {
@@ -79,6 +79,9 @@ export function createHttpClusterReader(options: HttpClusterReaderOptions): Clus
     ...(options.onHttpAttempt ? { onAttempt: options.onHttpAttempt } : {}),
     ...(log ? { logger: log } : {}),
   });
+  const metricsSourceOf =
+    options.metricsSource ?? ((http, logger) => createPrometheusMetricsSource({ http, logger }));
+  const metricsSource = metricsSourceOf(client, log);
   const eos = options.declared?.exactlyOnceSourceSupport ?? null;
   /** Index of the worker that last answered the cluster-wide call: asked first next time. */
   let preferred = 0;
@@ -176,45 +179,11 @@ export function createHttpClusterReader(options: HttpClusterReaderOptions): Clus
     return { ...rest, health: await readHealth(baseUrl(worker.url), rest.version, signal) };
   }
 
-  async function readMetrics(
-    worker: WorkerEndpoint,
-    signal: AbortSignal | undefined,
-  ): Promise<WorkerMetrics | null> {
-    if (!worker.metricsUrl) return null;
-    try {
-      const res = await client.send({
-        url: worker.metricsUrl,
-        withAuth: false,
-        ...(signal ? { signal } : {}),
-      });
-      const text = parsePrometheusText(res.text);
-      if (text.errors.length > 0) {
-        log?.debug(
-          {
-            workerId: workerIdOf(worker.url),
-            url: res.url,
-            errors: text.errors.slice(0, 5),
-            count: text.errors.length,
-          },
-          "metrics lines skipped",
-        );
-      }
-      return metricsFromPrometheus(text.samples);
-    } catch (err) {
-      rethrowIfAborted(signal);
-      log?.debug(
-        { err: toAppError(err), workerId: workerIdOf(worker.url), url: redactUrl(worker.metricsUrl) },
-        "worker metrics read failed",
-      );
-      return null;
-    }
-  }
-
   async function readWorker(
     worker: WorkerEndpoint,
     signal: AbortSignal | undefined,
   ): Promise<WorkerSnapshot> {
-    const [rest, metrics] = await Promise.all([readRest(worker, signal), readMetrics(worker, signal)]);
+    const [rest, metrics] = await Promise.all([readRest(worker, signal), metricsSource.read(worker, signal)]);
     return {
       name: worker.name,
       url: worker.url,
@@ -256,7 +225,7 @@ export function createHttpClusterReader(options: HttpClusterReaderOptions): Clus
         };
       const [version, metrics] = await Promise.all([
         readVersion(worker, signal),
-        probeOptions.metrics ? readMetrics(worker, signal) : Promise.resolve(null),
+        probeOptions.metrics ? metricsSource.read(worker, signal) : Promise.resolve(null),
       ]);
       return { ...base, url: worker.url, workerId: workerIdOf(worker.url), ...version, metrics };
     },
