@@ -1,9 +1,10 @@
 import type { Logger } from "pino";
 import { AppError, ErrorCode } from "../core/errors.js";
-import type { JobStore, Lease } from "./job-store.js";
+import type { Lease } from "./job-store.js";
+import type { LeaseRenewer } from "./store-roles.js";
 
 export interface LockKeeperOptions {
-  store: Pick<JobStore, "renewLock">;
+  store: LeaseRenewer;
   lease: Lease;
   /** Lease length; renewed every ttlMs / 3. */
   ttlMs: number;

@@ -13,8 +13,9 @@ import type {
 } from "../core/rollout/rollout-types.js";
 import type { RestartTarget, WorkerRestarter } from "../restart/worker-restarter.js";
 import type { Decision, JobRecord } from "./job-record.js";
-import type { JobStore, Lease } from "./job-store.js";
+import type { Lease } from "./job-store.js";
 import { recordWithState } from "./rollout-record.js";
+import type { RunnerStore } from "./store-roles.js";
 
 /** How approval prompts get answered: by people through the store (chat), or by a policy (CLI flags, prompts). */
 export interface ApprovalSource {
@@ -23,7 +24,7 @@ export interface ApprovalSource {
 
 /** Everything the runner does I/O with. */
 export interface RunnerDeps {
-  readonly store: JobStore;
+  readonly store: RunnerStore;
   readonly reader: ClusterReader;
   readonly restarter: WorkerRestarter;
   readonly clock: Clock;
