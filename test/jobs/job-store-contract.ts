@@ -5,6 +5,7 @@ import type { Decision, JobRecord } from "../../src/jobs/job-record.js";
 import type { JobStore, Lease } from "../../src/jobs/job-store.js";
 import { createLockKeeper } from "../../src/jobs/lock-keeper.js";
 import { aHistoryEntry, aJob } from "./job-fixtures.js";
+import { createManualClock } from "./manual-clock.js";
 import { sleep, waitFor } from "./wait-for.js";
 
 /** One backend for one test: a store, a second replica on the same data, and hooks to break things. */
@@ -120,33 +121,56 @@ export function jobStoreContract(name: string, factory: JobStoreFactory): void {
     });
 
     describe("lock keeper", () => {
+      // The keeper's time is a manual clock; the store's is real (Redis expires keys itself), so the lease's own
+      // expiry is waited out with sleep, and each renewal the keeper's clock asks for is awaited.
       it("keeps the lease alive past its ttl until stopped", async () => {
         const lease = await leaseFor(store, aJob(), "bot-a", 200);
+        const clock = createManualClock();
+        let renewals = 0;
+        const renewing = {
+          renewLock: (l: Lease, ttlMs: number) => store.renewLock(l, ttlMs).finally(() => renewals++),
+        };
         let lost = 0;
-        const keeper = createLockKeeper({ store, lease, ttlMs: 200, logger: silent, onLost: () => lost++ });
-        await sleep(500);
+        const keeper = createLockKeeper({
+          store: renewing,
+          lease,
+          ttlMs: 200,
+          logger: silent,
+          clock,
+          onLost: () => lost++,
+        });
+        for (let i = 1; i <= 4; i++) {
+          await sleep(70); // the store's time passes: 280 ms in all, past the 200 ms ttl
+          await clock.advance(67);
+          await waitFor(() => renewals === i);
+        }
         expect(keeper.signal.aborted).toBe(false);
         expect(await store.readLock("prod")).toMatchObject({ jobId: lease.jobId });
         keeper.stop();
-        await sleep(250);
+        await sleep(250); // the last renewal's ttl runs out in the store
         expect(await store.readLock("prod")).toBeNull();
         expect(lost).toBe(0);
       });
 
       it("aborts its signal and calls onLost once when the lock key disappears", async () => {
         const lease = await leaseFor(store, aJob(), "bot-a", 240);
+        const clock = createManualClock();
         const reasons: AppError[] = [];
         const keeper = createLockKeeper({
           store,
           lease,
           ttlMs: 240,
           logger: silent,
+          clock,
           onLost: (r) => reasons.push(r),
         });
         await h.deleteLockKey("prod");
+        await clock.advance(80);
         await waitFor(() => keeper.signal.aborted, 1000);
         expect(isAppError(keeper.signal.reason, ErrorCode.LockLost)).toBe(true);
-        await sleep(300);
+        // Nothing more: no renewal or expiry is left waiting, and time passing past the lease calls no one again.
+        expect(clock.pending()).toBe(0);
+        await clock.advance(1_000);
         expect(reasons).toHaveLength(1);
         expect(reasons[0]?.code).toBe(ErrorCode.LockLost);
         keeper.stop();
