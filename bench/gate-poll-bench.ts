@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { createHttpClusterReader } from "../src/connect/cluster-reader.js";
+import { createHttpClusterReader } from "../src/connect/http-cluster-reader.js";
 import { captureBaseline } from "../src/core/settle/capture-baseline.js";
 import { evaluateSettle } from "../src/core/settle/evaluate-settle.js";
 import { startSim } from "../src/sim/start-sim.js";
@@ -51,19 +51,24 @@ export async function runGatePollBench(
       tasksPerConnector: 5,
     };
   const sim = await startSim({ virtualTime: true, workers, connectors, tasksPerConnector, version });
+  let httpCalls = 0;
   const reader = createHttpClusterReader({
     cluster: "bench",
     workers: sim.workers.map((w) => ({ name: w.name, url: w.url, metricsUrl: w.metricsUrl })),
     timeoutMs: 30_000,
     retries: 0,
     now: () => sim.clock.now(),
+    onHttpAttempt: () => {
+      httpCalls += 1;
+    },
   });
   try {
     await sim.settle();
     const t0 = performance.now();
+    const callsBefore = httpCalls;
     const snapshot = await reader.read();
     const readMs = performance.now() - t0;
-    const httpCallsPerPoll = reader.stats().lastReadHttpCalls;
+    const httpCallsPerPoll = httpCalls - callsBefore;
     const captured = captureBaseline(snapshot, {
       step: 1,
       worker: "worker-1",

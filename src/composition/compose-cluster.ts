@@ -1,7 +1,8 @@
 import * as fs from "node:fs";
 import type { Logger } from "pino";
 import type { ClusterConfig } from "../config/schema.js";
-import { type ClusterReader, createHttpClusterReader } from "../connect/cluster-reader.js";
+import type { ClusterReader } from "../connect/cluster-reader.js";
+import { createHttpClusterReader } from "../connect/http-cluster-reader.js";
 import type { RolloutSettings } from "../core/rollout/rollout-types.js";
 import { workerIdOf } from "../core/snapshot.js";
 import { requireSecret } from "../restart/executor-environment.js";
@@ -76,6 +77,8 @@ export interface ComposeOptions {
   readonly now?: () => number;
   /** For the simulator in virtual time: its clock's sleep. */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Called before every HTTP attempt of the reader (the benchmark counts them). */
+  readonly onHttpAttempt?: () => void;
 }
 
 /** The Connect reader for a configured cluster. */
@@ -100,6 +103,7 @@ export function createReaderFor(o: ComposeOptions): ClusterReader {
     logger: o.logger,
     declared: { exactlyOnceSourceSupport: cluster.connect.exactlyOnceSourceSupport ?? null },
     ...(o.sleep === undefined ? {} : { sleep: o.sleep }),
+    ...(o.onHttpAttempt === undefined ? {} : { onHttpAttempt: o.onHttpAttempt }),
   });
 }
 

@@ -2,13 +2,9 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "pino";
 import { Agent, request } from "undici";
 import { AppError, ErrorCode } from "../core/errors.js";
-import {
-  backoffDelay,
-  RETRY_STATUSES,
-  RETRYABLE_STATUSES,
-  TIMEOUT_CODES,
-  TLS_CERT_CODES,
-} from "./http-retry.js";
+import { createAbortFanout } from "./abort-fanout.js";
+import { attemptFailure, connectMessageOf } from "./http-failures.js";
+import { backoffDelay, RETRY_STATUSES, RETRYABLE_STATUSES } from "./http-retry.js";
 import { authFromUrl, basicAuthHeader, type HttpAuth, redactUrl } from "./url-credentials.js";
 
 /**
@@ -39,6 +35,8 @@ export interface HttpClientOptions {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Injected for tests; defaults to Math.random. */
   readonly random?: () => number;
+  /** Called before every attempt (each retry too), for counting calls from outside. */
+  readonly onAttempt?: () => void;
   readonly logger?: Logger;
 }
 
@@ -78,24 +76,6 @@ export interface HttpClient {
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-function errorCodeOf(err: unknown): string | null {
-  if (typeof err === "object" && err !== null && "code" in err && typeof err.code === "string")
-    return err.code;
-  return null;
-}
-
-function connectMessageOf(text: string): string | null {
-  try {
-    const body: unknown = JSON.parse(text);
-    if (typeof body === "object" && body !== null && "message" in body && typeof body.message === "string") {
-      return body.message.slice(0, 300);
-    }
-  } catch {
-    // not JSON: no message to show
-  }
-  return null;
-}
-
 /** Stops reading a body we refuse; its abort error has nobody to reach, so it is swallowed here. */
 function discard(body: { on(event: "error", listener: () => void): unknown; destroy(): unknown }): void {
   body.on("error", () => undefined);
@@ -109,38 +89,6 @@ function createAgent(options: HttpClientOptions): Agent {
   if (options.tls?.ca) connect.ca = options.tls.ca;
   if (options.tls?.insecureSkipVerify) connect.rejectUnauthorized = false;
   return new Agent({ connect, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
-}
-
-/**
- * One "abort" listener per caller signal, however many requests share it: a cluster read sends 1 + 2 per worker
- * requests with one signal, and more than 10 listeners on it is Node's MaxListenersExceededWarning.
- */
-function createAbortFanout(): (signal: AbortSignal, fn: () => void) => () => void {
-  const subscribers = new WeakMap<AbortSignal, { fns: Set<() => void>; listener: () => void }>();
-  return (signal, fn) => {
-    let entry = subscribers.get(signal);
-    if (!entry) {
-      const fns = new Set<() => void>();
-      const created = {
-        fns,
-        listener: () => {
-          for (const f of [...fns]) f();
-        },
-      };
-      signal.addEventListener("abort", created.listener, { once: true });
-      subscribers.set(signal, created);
-      entry = created;
-    }
-    const current = entry;
-    current.fns.add(fn);
-    return () => {
-      current.fns.delete(fn);
-      if (current.fns.size === 0) {
-        signal.removeEventListener("abort", current.listener);
-        subscribers.delete(signal);
-      }
-    };
-  };
 }
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
@@ -216,44 +164,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     } catch (err) {
       if (err instanceof AppError) throw err;
       if (req.signal?.aborted) throw req.signal.reason;
-      const code = errorCodeOf(err);
-      if (timedOut || (code !== null && TIMEOUT_CODES.has(code))) {
-        throw new AppError(
-          ErrorCode.ConnectTimeout,
-          `No answer from ${safeUrl} within ${options.timeoutMs} ms`,
-          {
-            cause: err,
-            retryable: true,
-            details: { ...details, timeoutMs: options.timeoutMs, phase },
-          },
-        );
-      }
-      if (code !== null && TLS_CERT_CODES.has(code)) {
-        throw new AppError(
-          ErrorCode.ConnectUnreachable,
-          `The TLS certificate of ${safeUrl} was rejected (${code})`,
-          {
-            cause: err,
-            details: { ...details, reason: code },
-          },
-        );
-      }
-      if (phase === "body") {
-        throw new AppError(ErrorCode.ConnectBadResponse, `The answer from ${safeUrl} was cut short`, {
-          cause: err,
-          retryable: true,
-          details: { ...details, reason: code ?? "body error" },
-        });
-      }
-      throw new AppError(
-        ErrorCode.ConnectUnreachable,
-        `Cannot reach ${safeUrl} (${code ?? "connection failed"})`,
-        {
-          cause: err,
-          retryable: true,
-          details: { ...details, reason: code },
-        },
-      );
+      throw attemptFailure(err, { ...details, timeoutMs: options.timeoutMs, timedOut, phase });
     } finally {
       clearTimeout(timer);
       unsubscribe();
@@ -278,6 +189,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     for (let n = 0; ; n++) {
       if (req.signal?.aborted) throw req.signal.reason;
       callCount++;
+      options.onAttempt?.();
       let failure: AppError;
       let retry: boolean;
       try {

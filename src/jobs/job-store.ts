@@ -63,13 +63,18 @@ export interface WaitForDecisionOptions {
 
 /**
  * Durable state of rollouts: cluster locks with fencing, job records, approvals, control requests,
- * audit trail and per-cluster history. Shared by every bot replica.
+ * audit trail and per-cluster history. Shared by every bot replica. Adapters: Redis and in-memory, both passing
+ * test/jobs/job-store-contract.ts. Its parts are the interfaces below; a consumer takes the narrow role it uses
+ * (store-roles.ts), not the whole store.
  *
  * Errors: every method may throw AppError `store/unavailable` (retryable) when the backend cannot be
  * reached; reads throw `store/corrupt` when stored data fails its schema. Expected outcomes (lock held,
  * decision already taken) are returned as values.
  */
-export interface JobStore {
+export interface JobStore extends LockStore, JobRecordStore, DecisionStore, AuditStore, StoreLifecycle {}
+
+/** Cluster locks with fencing, and taking over the jobs whose lock was let go. */
+export interface LockStore {
   /** Takes the cluster's lock for `jobId` if it is free, bumping the cluster's fencing counter. */
   acquireLock(cluster: string, options: AcquireOptions): Promise<AcquireResult>;
   /** Extends the lease to `ttlMs` from now. False when the lease is no longer the lock's holder. */
@@ -83,7 +88,21 @@ export interface JobStore {
    * holder job's audit. The old holder's next renew or save fails, so its keeper aborts its work.
    */
   forceRelease(cluster: string, by: string): Promise<ForceReleaseResult>;
+  /**
+   * Unfinished jobs (pending, running, paused, awaiting-approval) whose cluster lock is free: their
+   * owner died or gave up. What a replica takes over on start-up and periodically.
+   */
+  findOrphans(): Promise<JobRecord[]>;
+  /**
+   * Acquires the cluster lock for `job.id` (a new, higher fence) and stamps the stored job with the new
+   * fence and owner, so the previous owner's writes are refused from then on. Appends `lock-taken-over`
+   * to the audit. Reload the job afterwards: the returned lease is what `saveJob` needs.
+   */
+  takeOver(job: JobRecord, owner: string, ttlMs: number): Promise<TakeOverResult>;
+}
 
+/** Job records: the runner's fenced checkpoints, chat's control requests and Slack message ts beside them. */
+export interface JobRecordStore {
   /**
    * Stores a new job. Its `fence` and `owner` are stored as given (use 0 and null before a lock is taken);
    * its `control` is ignored (set it with `requestControl`).
@@ -101,7 +120,27 @@ export interface JobStore {
   saveJob(lease: Lease, record: JobRecord): Promise<void>;
   /** Jobs, oldest first. */
   listJobs(options?: ListJobsOptions): Promise<JobRecord[]>;
+  /**
+   * Records pause / resume / abort durably on the job (visible as `record.control`). `pause` and `resume`
+   * set `control.pause`; `abort` sets `control.abort`, which stays set. The runner reads it before each
+   * restart. Refused with `{ kind: "finished" }` once the job is over.
+   * @throws AppError `job/not-found`.
+   */
+  requestControl(jobId: string, request: ControlRequest): Promise<ControlResult>;
+  /**
+   * Records the job's Slack thread (once its parent is posted: it may be after the job started) and the ts of
+   * messages in it by notifier key (step replies, prompts), beside the runner's body: checkpoints never overwrite
+   * them. A job read back has `thread` (when its body has none) and `messages` from these. Later values win.
+   * @throws AppError `job/not-found`.
+   */
+  recordSlackMessages(
+    jobId: string,
+    input: { thread?: SlackThread; messages?: Readonly<Record<string, string>> },
+  ): Promise<void>;
+}
 
+/** Answers to approval prompts: first writer wins, waiters are woken. */
+export interface DecisionStore {
   /**
    * Records an answer to an approval prompt if the job currently awaits exactly `approvalId` and no
    * answer is recorded yet (first writer wins, atomically), then wakes waiters.
@@ -115,26 +154,10 @@ export interface JobStore {
    * because pub/sub loses messages). Rejects with `signal.reason` on abort, or with a store error.
    */
   waitForDecision(jobId: string, approvalId: string, options: WaitForDecisionOptions): Promise<Decision>;
+}
 
-  /**
-   * Records pause / resume / abort durably on the job (visible as `record.control`). `pause` and `resume`
-   * set `control.pause`; `abort` sets `control.abort`, which stays set. The runner reads it before each
-   * restart. Refused with `{ kind: "finished" }` once the job is over.
-   * @throws AppError `job/not-found`.
-   */
-  requestControl(jobId: string, request: ControlRequest): Promise<ControlResult>;
-
-  /**
-   * Records the job's Slack thread (once its parent is posted: it may be after the job started) and the ts of
-   * messages in it by notifier key (step replies, prompts), beside the runner's body: checkpoints never overwrite
-   * them. A job read back has `thread` (when its body has none) and `messages` from these. Later values win.
-   * @throws AppError `job/not-found`.
-   */
-  recordSlackMessages(
-    jobId: string,
-    input: { thread?: SlackThread; messages?: Readonly<Record<string, string>> },
-  ): Promise<void>;
-
+/** Each job's audit trail and each cluster's history of finished rollouts. */
+export interface AuditStore {
   /**
    * Appends to the job's audit trail (capped to the newest entries).
    * @throws AppError `job/not-found` (Redis) when no job with this id was created: its keys live in its cluster's slot.
@@ -142,24 +165,13 @@ export interface JobStore {
   appendAudit(jobId: string, entry: AuditEntry): Promise<void>;
   /** The job's audit trail in append order. */
   readAudit(jobId: string): Promise<StoredAuditEntry[]>;
-
   /** Adds a finished rollout to the cluster's history, keeping only the newest N. */
   pushHistory(cluster: string, entry: HistoryEntry): Promise<void>;
   /** The newest `limit` entries, newest first. */
   history(cluster: string, limit: number): Promise<HistoryEntry[]>;
+}
 
-  /**
-   * Unfinished jobs (pending, running, paused, awaiting-approval) whose cluster lock is free: their
-   * owner died or gave up. What a replica takes over on start-up and periodically.
-   */
-  findOrphans(): Promise<JobRecord[]>;
-  /**
-   * Acquires the cluster lock for `job.id` (a new, higher fence) and stamps the stored job with the new
-   * fence and owner, so the previous owner's writes are refused from then on. Appends `lock-taken-over`
-   * to the audit. Reload the job afterwards: the returned lease is what `saveJob` needs.
-   */
-  takeOver(job: JobRecord, owner: string, ttlMs: number): Promise<TakeOverResult>;
-
+export interface StoreLifecycle {
   /** Readiness: resolves when the backend answers. @throws AppError `store/unavailable`. */
   ping(): Promise<void>;
   /**

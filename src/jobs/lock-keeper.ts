@@ -1,9 +1,12 @@
 import type { Logger } from "pino";
+import type { Clock } from "../core/clock.js";
 import { AppError, ErrorCode } from "../core/errors.js";
-import type { JobStore, Lease } from "./job-store.js";
+import type { Lease } from "./job-store.js";
+import type { LeaseRenewer } from "./store-roles.js";
+import { backgroundClock } from "./system-clock.js";
 
 export interface LockKeeperOptions {
-  store: Pick<JobStore, "renewLock">;
+  store: LeaseRenewer;
   lease: Lease;
   /** Lease length; renewed every ttlMs / 3. */
   ttlMs: number;
@@ -12,6 +15,11 @@ export interface LockKeeperOptions {
   onLost: (reason: AppError) => void;
   /** First wait before a failed renewal is retried (doubled up to ttl/6). Default 50 ms. */
   retryBaseMs?: number;
+  /**
+   * The time the lease runs in: when to renew, when it has expired. The store's time, so never a rollout's virtual
+   * clock. Default: the wall clock, with sleeps that do not keep the process alive (`backgroundClock`).
+   */
+  clock?: Clock;
 }
 
 /** Keeps a lease alive while a rollout runs. */
@@ -27,7 +35,7 @@ export interface LockKeeper {
 }
 
 /**
- * Renews `lease` every ttl/3 with real, unref'd timers. The lease counts as lost — signal aborted,
+ * Renews `lease` every ttl/3 of its clock. The lease counts as lost — signal aborted,
  * `onLost` called once, renewing stops — when a renewal returns false (expired, released, forced or
  * taken over), when it throws a non-retryable error (`lock/lost`, `store/corrupt`), or when the lease's
  * expiry (measured from the send time of the last renewal that succeeded) passes without a renewal.
@@ -46,33 +54,42 @@ export function createLockKeeper(options: LockKeeperOptions): LockKeeper {
   const interval = Math.max(1, Math.floor(ttlMs / 3));
   const retryCapMs = Math.max(1, Math.floor(ttlMs / 6));
   const retryBaseMs = Math.min(options.retryBaseMs ?? 50, retryCapMs);
+  const clock = options.clock ?? backgroundClock;
   let failures = 0;
   let stopped = false;
-  let renewTimer: NodeJS.Timeout | undefined;
-  let expiryTimer: NodeJS.Timeout | undefined;
+  let renewWait: AbortController | undefined;
+  let expiryWait: AbortController | undefined;
+
+  /** Runs `then` after `ms` of the clock unless the returned controller is aborted first. */
+  function after(ms: number, then: () => void): AbortController {
+    const cancel = new AbortController();
+    clock.sleep(ms, cancel.signal).then(
+      () => {
+        if (!cancel.signal.aborted) then();
+      },
+      () => undefined,
+    );
+    return cancel;
+  }
 
   function clearTimers(): void {
-    clearTimeout(renewTimer);
-    clearTimeout(expiryTimer);
+    renewWait?.abort();
+    expiryWait?.abort();
   }
 
   function armExpiry(remainingMs: number): void {
-    clearTimeout(expiryTimer);
-    expiryTimer = setTimeout(
-      () =>
-        lose(
-          failures > 0
-            ? `the store was unreachable until the lease expired (${failures} failed renewal(s))`
-            : "lease expired before a renewal succeeded",
-        ),
-      Math.max(0, remainingMs),
+    expiryWait?.abort();
+    expiryWait = after(Math.max(0, remainingMs), () =>
+      lose(
+        failures > 0
+          ? `the store was unreachable until the lease expired (${failures} failed renewal(s))`
+          : "lease expired before a renewal succeeded",
+      ),
     );
-    expiryTimer.unref();
   }
 
   function scheduleRenewal(afterMs = interval): void {
-    renewTimer = setTimeout(() => void renew(), afterMs);
-    renewTimer.unref();
+    renewWait = after(afterMs, () => void renew());
   }
 
   /** A throw that proves nothing about the lease (connection refused, timeout): worth retrying. */
@@ -82,7 +99,7 @@ export function createLockKeeper(options: LockKeeperOptions): LockKeeper {
 
   async function renew(): Promise<void> {
     if (stopped) return;
-    const sentAt = Date.now();
+    const sentAt = clock.now();
     let renewed = false;
     let failure: unknown;
     try {
@@ -104,7 +121,7 @@ export function createLockKeeper(options: LockKeeperOptions): LockKeeper {
     }
     if (failures > 0) logger.info({ failures }, "lock renewed again after failures");
     failures = 0;
-    armExpiry(ttlMs - (Date.now() - sentAt));
+    armExpiry(ttlMs - (clock.now() - sentAt));
     scheduleRenewal();
   }
 

@@ -9,16 +9,17 @@ import type { RolloutSettings, RolloutState } from "../core/rollout/rollout-type
 import { summarizeRollout } from "../core/rollout/summarize.js";
 import type { HistoryEntry } from "./audit-and-history.js";
 import type { JobRecord, SlackThread } from "./job-record.js";
-import type { JobStore, Lease, LockHolder } from "./job-store.js";
+import type { Lease, LockHolder } from "./job-store.js";
 import { createLockKeeper } from "./lock-keeper.js";
 import { rolloutStateOf } from "./rollout-record.js";
 import { type RunnerDeps, type RunOutcome, runRollout } from "./runner.js";
+import type { RolloutServiceStore } from "./store-roles.js";
 
 /** Per-cluster runner dependencies (reader, executor, approvals, observers), built by the composition root. */
 export type RunnerDepsFactory = (job: JobRecord) => RunnerDeps;
 
 export interface RolloutServiceOptions {
-  readonly store: JobStore;
+  readonly store: RolloutServiceStore;
   readonly clock: Clock;
   readonly logger: Logger;
   /** This replica's id, shown as the lock holder. */

@@ -1,111 +1,19 @@
-import type { ServerResponse } from "node:http";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { expandedConnectors, REBALANCE_ERROR, STARTING } from "./connect-fixtures.js";
 import {
-  type ClusterReader,
-  createHttpClusterReader,
-  type HttpClusterReaderOptions,
-  type WorkerEndpoint,
-} from "../../src/connect/cluster-reader.js";
-import { workerIdOf } from "../../src/core/snapshot.js";
-import {
-  expandedConnectors,
-  HEALTHY,
-  jmxExporterScrape,
-  REBALANCE_ERROR,
-  STARTING,
-  serverInfo,
-} from "./connect-fixtures.js";
-import {
-  type LoopbackServer,
-  memoryStream,
-  refusedUrl,
-  sendJson,
-  startLoopbackServer,
-} from "./loopback-server.js";
+  attempts,
+  callsOfOneRead,
+  closeFakeWorkers,
+  cluster,
+  connectorCallsOf,
+  endpoints,
+  reader,
+  threeWorkers,
+} from "./fake-connect-workers.js";
+import { memoryStream, sendJson } from "./loopback-server.js";
 
-interface FakeWorkerState {
-  version: string;
-  health: { status: number; body: unknown };
-  /** Answer to the cluster-wide call, by call index. */
-  connectors: (res: ServerResponse, index: number) => void;
-  metrics: string | null;
-}
-
-const servers: LoopbackServer[] = [];
-const readers: ClusterReader[] = [];
-let cluster: { ids: string[] } = { ids: [] };
-
-async function fakeWorker(
-  overrides: Partial<FakeWorkerState> = {},
-): Promise<LoopbackServer & { state: FakeWorkerState }> {
-  const state: FakeWorkerState = {
-    version: "3.7.1",
-    health: { status: 200, body: HEALTHY },
-    connectors: (res) => sendJson(res, 200, expandedConnectors(cluster.ids)),
-    metrics: null,
-    ...overrides,
-  };
-  let connectorCalls = 0;
-  const server = await startLoopbackServer((req, res) => {
-    const path = req.url ?? "/";
-    if (path === "/") return sendJson(res, 200, serverInfo(state.version));
-    if (path === "/health") return sendJson(res, state.health.status, state.health.body);
-    if (path === "/connectors?expand=status&expand=info") return state.connectors(res, connectorCalls++);
-    if (path === "/metrics" && state.metrics !== null) {
-      res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
-      return res.end(state.metrics);
-    }
-    return sendJson(res, 404, { error_code: 404, message: `HTTP 404 Not Found` });
-  });
-  servers.push(server);
-  return Object.assign(server, { state });
-}
-
-async function threeWorkers(overrides: Partial<FakeWorkerState> = {}) {
-  const ws = [await fakeWorker(overrides), await fakeWorker(overrides), await fakeWorker(overrides)];
-  cluster = { ids: ws.map((w) => workerIdOf(w.url)) };
-  ws.forEach((w, i) => {
-    w.state.metrics ??= jmxExporterScrape({ leader: `${ws[0]?.url}/`, epoch: 7, assignedTasks: i });
-  });
-  return ws;
-}
-
-function endpoints(ws: readonly { url: string }[], withMetrics = true): WorkerEndpoint[] {
-  return ws.map((w, i) => ({
-    name: `connect-${i}`,
-    url: w.url,
-    metricsUrl: withMetrics ? `${w.url}/metrics` : null,
-  }));
-}
-
-function reader(workers: WorkerEndpoint[], options: Partial<HttpClusterReaderOptions> = {}): ClusterReader {
-  let t = 1_000;
-  const r = createHttpClusterReader({
-    cluster: "prod",
-    workers,
-    timeoutMs: 300,
-    retries: 2,
-    now: () => {
-      t += 5;
-      return t;
-    },
-    backoffBaseMs: 5,
-    backoffMaxMs: 20,
-    sleep: async () => undefined,
-    ...options,
-  });
-  readers.push(r);
-  return r;
-}
-
-const connectorCallsOf = (ws: readonly LoopbackServer[]) =>
-  ws.map((w) => w.requests.filter((r) => r.path.startsWith("/connectors")).length);
-
-afterEach(async () => {
-  await Promise.all(readers.splice(0).map((r) => r.close()));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+afterEach(closeFakeWorkers);
 
 describe("HTTP cluster reader", () => {
   it("reads a 3-worker 3.7 cluster with one cluster-wide call and two calls per worker", async () => {
@@ -135,12 +43,13 @@ describe("HTTP cluster reader", () => {
         rebalancing: false,
       },
     });
-    expect(r.stats()).toEqual({ httpCalls: 7, lastReadHttpCalls: 7, lastReadMs: 5 });
+    expect(attempts()).toBe(7);
+    expect(ws.reduce((n, w) => n + w.requests.length, 0)).toBe(7);
     expect(connectorCallsOf(ws)).toEqual([1, 0, 0]);
     expect(ws.every((w) => !w.requests.some((q) => q.path === "/health"))).toBe(true);
 
-    await r.read();
-    expect(r.stats()).toMatchObject({ httpCalls: 14, lastReadHttpCalls: 7 });
+    expect(await callsOfOneRead(r)).toBe(7);
+    expect(attempts()).toBe(14);
   });
 
   it("reads /health on 3.9 workers: three calls per worker", async () => {
@@ -150,62 +59,7 @@ describe("HTTP cluster reader", () => {
     const r = reader(endpoints(ws));
     const snap = await r.read();
     expect(snap.workers.map((w) => w.health)).toEqual(["healthy", "healthy", "starting"]);
-    expect(r.stats().lastReadHttpCalls).toBe(1 + 3 * 3);
-  });
-
-  it("marks a worker refusing connections unreachable and still reads the cluster from the next one", async () => {
-    const down = await refusedUrl();
-    const ws = await threeWorkers();
-    const workers = [
-      { name: "connect-down", url: down, metricsUrl: `${down}/metrics` },
-      ...endpoints(ws.slice(1)),
-    ];
-    const r = reader(workers);
-    const snap = await r.read();
-    expect(snap.workers[0]).toMatchObject({
-      name: "connect-down",
-      reachable: false,
-      version: null,
-      health: "unknown",
-      metrics: null,
-    });
-    expect(snap.workers[0]?.error).toContain("Cannot reach");
-    expect(snap.workers.slice(1).every((w) => w.reachable)).toBe(true);
-    expect(snap.connectors).toHaveLength(2);
-    expect(connectorCallsOf(ws)).toEqual([0, 1, 0]);
-
-    await r.read();
-    expect(connectorCallsOf(ws)).toEqual([0, 2, 0]);
-  });
-
-  it("reports connectors as unknown when no worker answers, without failing the read", async () => {
-    const r = reader(
-      [
-        { name: "a", url: await refusedUrl() },
-        { name: "b", url: await refusedUrl() },
-      ],
-      { retries: 0 },
-    );
-    const snap = await r.read();
-    expect(snap.connectors).toBeNull();
-    expect(snap.connectorsError).toContain("Cannot reach");
-    expect(snap.workers.map((w) => w.reachable)).toEqual([false, false]);
-  });
-
-  it("gives up on a hanging worker within the timeout", async () => {
-    const hanging = await startLoopbackServer(() => undefined);
-    servers.push(hanging);
-    const ws = await threeWorkers();
-    const r = reader([{ name: "stuck", url: hanging.url }, ...endpoints(ws.slice(1))], {
-      timeoutMs: 100,
-      retries: 0,
-    });
-    const started = Date.now();
-    const snap = await r.read();
-    expect(Date.now() - started).toBeLessThan(100 * 2 + 400);
-    expect(snap.workers[0]?.reachable).toBe(false);
-    expect(snap.workers[0]?.error).toContain("No answer");
-    expect(snap.connectors).toHaveLength(2);
+    expect(attempts()).toBe(1 + 3 * 3);
   });
 
   it("retries the cluster-wide call through a rebalance (409 then 200)", async () => {
@@ -216,7 +70,7 @@ describe("HTTP cluster reader", () => {
     const r = reader(endpoints(ws));
     const snap = await r.read();
     expect(snap.connectors).toHaveLength(2);
-    expect(r.stats().lastReadHttpCalls).toBe(8);
+    expect(attempts()).toBe(8);
   });
 
   it("reports a cluster-wide call that keeps failing with 500 in connectorsError", async () => {
@@ -266,37 +120,6 @@ describe("HTTP cluster reader", () => {
     expect(snap.workers[1]?.metrics).toBeNull();
     expect(snap.workers[1]?.reachable).toBe(true);
     expect(snap.workers[2]?.metrics).toBeNull();
-    expect(r.stats().lastReadHttpCalls).toBe(1 + 3 + 2);
-  });
-
-  it("sends basic auth to REST (not to metrics) and never logs or reports the credentials", async () => {
-    const ws = await threeWorkers({ connectors: (res) => sendJson(res, 500, REBALANCE_ERROR) });
-    const down = await refusedUrl();
-    const stream = memoryStream();
-    const auth = { username: "roller", password: "pw-Xy9-secret" };
-    const r = reader([...endpoints(ws), { name: "down", url: down }], {
-      auth,
-      logger: pino({ level: "trace" }, stream),
-    });
-    const snap = await r.read();
-    const expected = `Basic ${Buffer.from("roller:pw-Xy9-secret").toString("base64")}`;
-    const w0 = ws[0];
-    expect(w0?.requests.find((q) => q.path === "/")?.authorization).toBe(expected);
-    expect(w0?.requests.find((q) => q.path.startsWith("/connectors"))?.authorization).toBe(expected);
-    expect(w0?.requests.find((q) => q.path === "/metrics")?.authorization).toBeNull();
-    const everything = `${JSON.stringify(snap)} ${stream.text()}`;
-    expect(stream.text()).toContain("connect request retry");
-    expect(everything).not.toContain("pw-Xy9-secret");
-    expect(everything).not.toContain(expected.slice("Basic ".length));
-  });
-
-  it("rejects with the caller's reason when aborted", async () => {
-    const hanging = await startLoopbackServer(() => undefined);
-    servers.push(hanging);
-    const r = reader([{ name: "stuck", url: hanging.url }], { timeoutMs: 5_000 });
-    const controller = new AbortController();
-    const reason = new Error("stop");
-    setTimeout(() => controller.abort(reason), 30);
-    await expect(r.read(controller.signal)).rejects.toBe(reason);
+    expect(attempts()).toBe(1 + 3 + 2);
   });
 });

@@ -6,6 +6,8 @@ import type { AddressInfo } from "node:net";
 export interface LoopbackServer {
   readonly url: string;
   readonly requests: RecordedRequest[];
+  /** Resolves once `count` requests have arrived (at once if they have). */
+  received(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -17,21 +19,42 @@ export interface RecordedRequest {
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, index: number) => void;
 
-export async function startLoopbackServer(handler: Handler): Promise<LoopbackServer> {
+/** The requests a server got, and waits for a number of them. */
+function createRequestLog() {
   const requests: RecordedRequest[] = [];
-  const server = createServer((req, res) => {
-    requests.push({
-      method: req.method ?? "GET",
-      path: req.url ?? "/",
-      authorization: req.headers.authorization ?? null,
-    });
-    handler(req, res, requests.length - 1);
-  });
+  const waiters = new Set<{ count: number; resolve: () => void }>();
+  return {
+    requests,
+    record(req: IncomingMessage): number {
+      requests.push({
+        method: req.method ?? "GET",
+        path: req.url ?? "/",
+        authorization: req.headers.authorization ?? null,
+      });
+      for (const w of waiters) {
+        if (requests.length < w.count) continue;
+        waiters.delete(w);
+        w.resolve();
+      }
+      return requests.length - 1;
+    },
+    received(count: number): Promise<void> {
+      if (requests.length >= count) return Promise.resolve();
+      return new Promise((resolve) => waiters.add({ count, resolve }));
+    },
+  };
+}
+
+export async function startLoopbackServer(handler: Handler): Promise<LoopbackServer> {
+  const log = createRequestLog();
+  const { requests, received } = log;
+  const server = createServer((req, res) => handler(req, res, log.record(req)));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    received,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -65,12 +88,14 @@ export async function startTlsLoopbackServer(
   key: string,
   handler: Handler,
 ): Promise<LoopbackServer> {
-  const server = createHttpsServer({ cert, key }, (req, res) => handler(req, res, 0));
+  const log = createRequestLog();
+  const server = createHttpsServer({ cert, key }, (req, res) => handler(req, res, log.record(req)));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `https://127.0.0.1:${port}`,
-    requests: [],
+    requests: log.requests,
+    received: log.received,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

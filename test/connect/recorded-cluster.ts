@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { WorkerEndpoint } from "../../src/connect/cluster-reader.js";
+import type { WorkerEndpoint } from "../../src/connect/worker-endpoint.js";
 import { workerIdOf } from "../../src/core/snapshot.js";
 import { type LoopbackServer, sendJson, startLoopbackServer } from "./loopback-server.js";
 

@@ -1,4 +1,5 @@
-import { createMemoryJobData, createMemoryJobStore } from "../../src/jobs/memory-job-store.js";
+import { createMemoryJobData } from "../../src/jobs/memory-job-data.js";
+import { createMemoryJobStore } from "../../src/jobs/memory-job-store.js";
 import { jobStoreContract } from "./job-store-contract.js";
 
 jobStoreContract("memory", async (options = {}) => {

@@ -1,6 +1,7 @@
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ClusterReader, createHttpClusterReader } from "../../src/connect/cluster-reader.js";
+import type { ClusterReader } from "../../src/connect/cluster-reader.js";
+import { createHttpClusterReader } from "../../src/connect/http-cluster-reader.js";
 import { planRollout } from "../../src/core/plan/plan-rollout.js";
 import { captureBaseline } from "../../src/core/settle/capture-baseline.js";
 import { evaluateSettle } from "../../src/core/settle/evaluate-settle.js";

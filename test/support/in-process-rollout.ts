@@ -9,6 +9,7 @@ import {
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { simRunnerClock } from "../../src/composition/sim-runner-clock.js";
 import { type ClusterConfig, clusterSchema } from "../../src/config/schema.js";
+import type { ClusterReader } from "../../src/connect/cluster-reader.js";
 import type { RolloutTarget } from "../../src/core/plan/plan-types.js";
 import type { RolloutEvent, RolloutState } from "../../src/core/rollout/rollout-types.js";
 import { type RolloutSummary, summarizeRollout } from "../../src/core/rollout/summarize.js";
@@ -65,14 +66,25 @@ export async function runInProcessRollout(o: InProcessRolloutOptions): Promise<I
     ...(o.configOverrides ?? {}),
   });
   const store = o.store ?? createMemoryJobStore();
-  const reader = createReaderFor({ name, cluster, env: {}, logger, now: clock.now, sleep: clock.sleep });
+  let httpCalls = 0;
+  const reader = createReaderFor({
+    name,
+    cluster,
+    env: {},
+    logger,
+    now: clock.now,
+    sleep: clock.sleep,
+    onHttpAttempt: () => {
+      httpCalls += 1;
+    },
+  });
   let polls = 0;
-  const countingReader = {
+  // Reads counted; no probe, so the runner reads the whole cluster while a worker comes back.
+  const countingReader: ClusterReader = {
     read: (signal?: AbortSignal) => {
       polls += 1;
       return reader.read(signal);
     },
-    stats: () => reader.stats(),
     close: () => reader.close(),
   };
   const approvals: ApprovalSource = {
@@ -109,7 +121,6 @@ export async function runInProcessRollout(o: InProcessRolloutOptions): Promise<I
   });
   if (started.kind !== "started") throw new Error(`cluster ${name} is locked by ${started.holder.owner}`);
   const outcome = await started.done;
-  const httpCalls = reader.stats().httpCalls;
   const cpu = process.cpuUsage(cpuBefore);
   return {
     outcome,

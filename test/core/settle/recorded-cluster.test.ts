@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type ClusterReader, createHttpClusterReader } from "../../../src/connect/cluster-reader.js";
+import type { ClusterReader } from "../../../src/connect/cluster-reader.js";
+import { createHttpClusterReader } from "../../../src/connect/http-cluster-reader.js";
 import { resolveLeader } from "../../../src/core/plan/resolve-leader.js";
 import { captureBaseline } from "../../../src/core/settle/capture-baseline.js";
 import { evaluateSettle } from "../../../src/core/settle/evaluate-settle.js";

@@ -1,0 +1,35 @@
+import type { Logger } from "pino";
+import type { ClusterReader } from "../connect/cluster-reader.js";
+import type { Clock } from "../core/clock.js";
+import type { PendingApproval, RolloutEvent, RolloutState } from "../core/rollout/rollout-types.js";
+import type { RestartTarget, WorkerRestarter } from "../restart/worker-restarter.js";
+import type { Decision, JobRecord } from "./job-record.js";
+import type { RunnerStore } from "./store-roles.js";
+
+/** How approval prompts get answered: by people through the store (chat), or by a policy (CLI flags, prompts). */
+export interface ApprovalSource {
+  wait(job: JobRecord, approval: PendingApproval, signal: AbortSignal): Promise<Decision>;
+}
+
+/** Everything the runner does I/O with. */
+export interface RunnerDeps {
+  readonly store: RunnerStore;
+  readonly reader: ClusterReader;
+  readonly restarter: WorkerRestarter;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly approvals: ApprovalSource;
+  /** Worker addresses by name (what the executor needs). */
+  readonly workers: ReadonlyMap<string, RestartTarget>;
+  /** Observers of events (thread notifier, stdout). Must not throw or block. */
+  readonly onEvent?: (event: RolloutEvent, state: RolloutState) => void;
+  /** Interval at which a paused rollout re-reads its control state. Default: the poll interval. */
+  readonly controlPollMs?: number;
+  /** Backoff of store calls that fail while the lease is valid: first wait, doubled up to `maxMs`. */
+  readonly storeRetry?: { readonly baseMs: number; readonly maxMs: number };
+}
+
+export type RunOutcome =
+  | { readonly kind: "finished"; readonly state: RolloutState }
+  /** The lease was lost (expired, forced, taken over): this runner stopped without issuing further effects. */
+  | { readonly kind: "lock-lost"; readonly state: RolloutState };
