@@ -5,6 +5,8 @@
 //   sim, lab                     the simulator and the real-Kafka lab: know nothing of the bot
 //   config, connect, restart     configuration, the Connect REST/metrics adapters, the executors
 //   jobs                         the rollout runner and its Redis/in-memory stores
+//   usecases                     what Slack and the CLI both do (prepare a rollout, control it, answer an approval,
+//                                read status): access policy and checks, refusals as values; no text, no transport
 //   chat                         the Slack app (listeners, views, notifier)
 //   sandbox                      the local Slack stand-in (fake Web API, Socket Mode, page)
 //   composition                  wires concrete adapters: serve runtime, cluster composition, sim/lab cluster configs
@@ -22,11 +24,25 @@ const ALLOWED = {
   connect: ["core", "config"],
   restart: ["core", "config", "connect", "process"],
   jobs: ["core", "config", "connect", "restart"],
-  chat: ["core", "config", "connect", "jobs"],
+  usecases: ["core", "config", "connect", "jobs"],
+  chat: ["core", "config", "connect", "jobs", "usecases"],
   sandbox: ["core", "chat", "sim"],
-  composition: ["core", "process", "sim", "lab", "config", "connect", "restart", "jobs", "chat"],
-  demo: ["core", "sim", "config", "jobs", "chat", "sandbox", "composition"],
-  cli: ["core", "process", "sim", "lab", "config", "connect", "restart", "jobs", "chat", "composition", "demo"],
+  composition: ["core", "process", "sim", "lab", "config", "connect", "restart", "jobs", "usecases", "chat"],
+  demo: ["core", "sim", "config", "jobs", "usecases", "chat", "sandbox", "composition"],
+  cli: [
+    "core",
+    "process",
+    "sim",
+    "lab",
+    "config",
+    "connect",
+    "restart",
+    "jobs",
+    "usecases",
+    "chat",
+    "composition",
+    "demo",
+  ],
   "cli.ts": ["cli"],
 };
 
