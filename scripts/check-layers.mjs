@@ -6,6 +6,8 @@
 //   restart                      the executors, each with its piece of the config file (src/restart/executors.ts)
 //   config, connect              configuration (built with the executors' pieces), the Connect REST/metrics adapters
 //   jobs                         the rollout runner and its Redis/in-memory stores
+//   usecases                     what Slack and the CLI both do (prepare a rollout, control it, answer an approval,
+//                                read status): access policy and checks, refusals as values; no text, no transport
 //   chat                         the Slack app (listeners, views, notifier)
 //   sandbox                      the local Slack stand-in (fake Web API, Socket Mode, page)
 //   composition                  wires concrete adapters: serve runtime, cluster composition, sim/lab cluster configs
@@ -23,11 +25,25 @@ const ALLOWED = {
   config: ["core", "restart"],
   connect: ["core", "config"],
   jobs: ["core", "config", "connect", "restart"],
-  chat: ["core", "config", "connect", "jobs"],
+  usecases: ["core", "config", "connect", "jobs"],
+  chat: ["core", "config", "connect", "jobs", "usecases"],
   sandbox: ["core", "chat", "sim"],
-  composition: ["core", "process", "sim", "lab", "config", "connect", "restart", "jobs", "chat"],
-  demo: ["core", "sim", "config", "jobs", "chat", "sandbox", "composition"],
-  cli: ["core", "process", "sim", "lab", "config", "connect", "restart", "jobs", "chat", "composition", "demo"],
+  composition: ["core", "process", "sim", "lab", "config", "connect", "restart", "jobs", "usecases", "chat"],
+  demo: ["core", "sim", "config", "jobs", "usecases", "chat", "sandbox", "composition"],
+  cli: [
+    "core",
+    "process",
+    "sim",
+    "lab",
+    "config",
+    "connect",
+    "restart",
+    "jobs",
+    "usecases",
+    "chat",
+    "composition",
+    "demo",
+  ],
   "cli.ts": ["cli"],
 };
 

@@ -10,12 +10,13 @@ import {
   SocketModeReceiver,
 } from "@slack/bolt";
 import type { Logger } from "pino";
-import type { BotService } from "./bot-service.js";
+import { readClusterOverviews } from "./cluster-overview.js";
 import { createHomeTab, type HomeTab } from "./home-tab.js";
 import { registerApprovalActions } from "./listeners/actions/register-actions.js";
 import { createConnectRollCommand } from "./listeners/commands/connect-roll.js";
 import type { Notifier } from "./notifier.js";
 import type { SlackWebApi } from "./slack-web-api.js";
+import type { ChatUseCaseDeps } from "./use-case-deps.js";
 
 export type SlackTransport =
   | { readonly kind: "http"; readonly signingSecret: string }
@@ -46,7 +47,8 @@ export interface SlackAppDeps {
   /** Retries of Bolt's own WebClient; default 2 with a 10 s timeout (tests: 0). */
   readonly clientRetries?: number;
   readonly logger: Logger;
-  readonly bot: BotService;
+  /** What the listeners pass to the use-cases (src/usecases/). */
+  readonly usecases: ChatUseCaseDeps;
   readonly notifier: Notifier;
   readonly api: SlackWebApi;
   /** Readiness for `/readyz` (store reachable, config loaded). */
@@ -123,7 +125,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   app.command(
     commandName,
     createConnectRollCommand({
-      bot: deps.bot,
+      usecases: deps.usecases,
       notifier: deps.notifier,
       api: deps.api,
       logger: deps.logger,
@@ -135,10 +137,13 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
       onJobChannel: deps.onJobChannel ?? (() => undefined),
     }),
   );
-  registerApprovalActions(app, { bot: deps.bot, api: deps.api, logger: deps.logger });
+  registerApprovalActions(app, { usecases: deps.usecases, api: deps.api, logger: deps.logger });
   const homeTab = createHomeTab({
     api: deps.api,
-    overview: () => deps.bot.overview(),
+    overview: () => {
+      const { config, store, now } = deps.usecases;
+      return readClusterOverviews({ config, store, now: now() });
+    },
     now: Date.now,
     logger: deps.logger,
     ...(deps.homePollMs === undefined ? {} : { pollMs: deps.homePollMs }),

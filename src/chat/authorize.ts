@@ -10,13 +10,7 @@
  * Results are values; `reason` is a sentence shown to the user (Slack mrkdwn: ids are rendered as mentions
  * by default, `<@U1>` and `<!subteam^S1>`, which Slack shows as @name; override with `describeUser/Group`).
  */
-
-export interface AccessList {
-  users: readonly string[];
-  userGroups: readonly string[];
-}
-
-export type AuthorizationResult = { kind: "allowed" } | { kind: "denied"; reason: string };
+import type { AccessList, AuthorizationResult, Authorizer, CheckContext } from "../usecases/access.js";
 
 export interface AuthorizerOptions {
   lookupUserGroup: (groupId: string) => Promise<readonly string[]>;
@@ -24,23 +18,6 @@ export interface AuthorizerOptions {
   now: () => number;
   describeUser?: (userId: string) => string;
   describeGroup?: (groupId: string) => string;
-}
-
-export interface CheckContext {
-  /** The cluster named in the reason ("… list for prod-cluster"). */
-  cluster?: string;
-}
-
-export interface ApproveContext extends CheckContext {
-  requestedBy: string;
-  fourEyes: boolean;
-}
-
-export interface Authorizer {
-  canRequest(userId: string, access: AccessList, context?: CheckContext): Promise<AuthorizationResult>;
-  canApprove(userId: string, access: AccessList, context: ApproveContext): Promise<AuthorizationResult>;
-  /** Forgets cached group memberships (all, or one group). */
-  clearCache(groupId?: string): void;
 }
 
 type Membership = { kind: "member" } | { kind: "not-member" } | { kind: "lookup-failed"; groupId: string };

@@ -5,12 +5,12 @@ import type { FlushResult, Notifier, PostHandle, PostOptions } from "./notifier.
 import {
   type ChannelQueue,
   createChannelQueue,
-  type Item,
   nextStep,
   pendingIn,
   type Tracked,
 } from "./notifier-schedule.js";
-import { type SlackMessage, type SlackWebApi, slackFailureOf } from "./slack-web-api.js";
+import { createNotifierSenders } from "./notifier-send.js";
+import type { SlackWebApi } from "./slack-web-api.js";
 
 export interface ThreadNotifierOptions {
   api: SlackWebApi;
@@ -53,9 +53,13 @@ export function createThreadNotifier(options: ThreadNotifierOptions): Notifier {
   let closed = false;
   let closing: Promise<void> | undefined;
 
-  const serialize = (m: SlackMessage) => JSON.stringify({ text: m.text, blocks: m.blocks ?? null });
-  const backoff = (attempts: number) =>
-    Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, attempts - 1));
+  const { sendPost, sendEphemeral, sendUpdate } = createNotifierSenders({
+    api,
+    clock,
+    log,
+    messages,
+    backoff: (attempts) => Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, attempts - 1)),
+  });
   const closedError = (key: string) =>
     new AppError(ErrorCode.SlackApi, "the notifier was closed before the message was posted", {
       details: { key },
@@ -102,131 +106,13 @@ export function createThreadNotifier(options: ThreadNotifierOptions): Notifier {
         await clock.sleep(step.ms, wake.signal).catch(() => undefined);
         q.wake = undefined;
       } else if (step.kind === "item") {
-        await (step.item.kind === "post" ? sendPost(q, step.item) : sendEphemeral(q, step.item));
+        await (step.item.kind === "post"
+          ? sendPost(q, step.item)
+          : sendEphemeral(q, step.item, maxEphemeralAttempts));
       } else {
         await sendUpdate(q, step.tracked);
       }
       notifyIfIdle();
-    }
-  }
-
-  async function sendPost(q: ChannelQueue, item: Extract<Item, { kind: "post" }>): Promise<void> {
-    const { tracked } = item;
-    let threadTs = item.threadTs;
-    if (item.threadKey !== undefined) {
-      const parent = messages.get(item.threadKey);
-      if (parent?.ts === undefined || parent.channel !== q.channel) {
-        q.items.shift();
-        return fail(tracked, `its parent '${item.threadKey}' was not posted in this channel`);
-      }
-      threadTs = parent.ts;
-    }
-    try {
-      const result = await api.postMessage({
-        channel: q.channel,
-        ...item.message,
-        ...(threadTs === undefined ? {} : { threadTs }),
-        ...(item.replyBroadcast === true ? { replyBroadcast: true } : {}),
-      });
-      q.items.shift();
-      q.lastPostAt = clock.now();
-      tracked.state = "posted";
-      tracked.ts = result.ts;
-      tracked.sentContent = serialize(item.message);
-      if (tracked.pending !== undefined && serialize(tracked.pending) === tracked.sentContent) {
-        delete tracked.pending;
-      }
-      tracked.resolve(result.ts);
-    } catch (error) {
-      const failure = slackFailureOf(error);
-      if (failure.kind === "rate-limited") {
-        q.pausedUntil = clock.now() + failure.retryAfterMs;
-        log.warn(
-          { channel: q.channel, retryAfterMs: failure.retryAfterMs },
-          "slack rate limited the channel",
-        );
-      } else if (failure.kind === "permanent") {
-        q.items.shift();
-        log.error(
-          { channel: q.channel, key: tracked.key, slackError: failure.error },
-          "slack refused a message",
-        );
-        fail(tracked, `Slack refused it: ${failure.error}`, error);
-      } else {
-        item.attempts += 1;
-        item.notBefore = clock.now() + backoff(item.attempts);
-        log.warn(
-          { channel: q.channel, key: tracked.key, attempts: item.attempts, err: error },
-          "slack post failed, will retry",
-        );
-      }
-    }
-  }
-
-  function fail(tracked: Tracked, why: string, cause?: unknown): void {
-    tracked.state = "failed";
-    delete tracked.pending;
-    tracked.reject(
-      new AppError(ErrorCode.SlackApi, `message '${tracked.key}' was not posted: ${why}`, {
-        cause,
-        details: { key: tracked.key },
-      }),
-    );
-  }
-
-  async function sendEphemeral(q: ChannelQueue, item: Extract<Item, { kind: "ephemeral" }>): Promise<void> {
-    try {
-      await api.postEphemeral({
-        channel: q.channel,
-        user: item.user,
-        ...item.message,
-        ...(item.threadTs === undefined ? {} : { threadTs: item.threadTs }),
-      });
-      q.items.shift();
-    } catch (error) {
-      const failure = slackFailureOf(error);
-      if (failure.kind === "rate-limited") {
-        q.pausedUntil = clock.now() + failure.retryAfterMs;
-        return;
-      }
-      item.attempts += 1;
-      if (failure.kind === "permanent" || item.attempts >= maxEphemeralAttempts) {
-        q.items.shift();
-        log.error({ channel: q.channel, slackUserId: item.user, err: error }, "ephemeral message dropped");
-        return;
-      }
-      item.notBefore = clock.now() + backoff(item.attempts);
-    }
-  }
-
-  async function sendUpdate(q: ChannelQueue, tracked: Tracked): Promise<void> {
-    const content = tracked.pending;
-    if (content === undefined || tracked.ts === undefined) return;
-    const serialized = serialize(content);
-    if (serialized === tracked.sentContent) {
-      delete tracked.pending;
-      return;
-    }
-    try {
-      await api.update({ channel: q.channel, ts: tracked.ts, ...content });
-      tracked.sentContent = serialized;
-      tracked.lastUpdateAt = clock.now();
-      tracked.updateAttempts = 0;
-      if (tracked.pending === content) delete tracked.pending;
-    } catch (error) {
-      const failure = slackFailureOf(error);
-      if (failure.kind === "rate-limited") {
-        q.pausedUntil = clock.now() + failure.retryAfterMs;
-      } else if (failure.kind === "permanent") {
-        log.error(
-          { channel: q.channel, key: tracked.key, slackError: failure.error },
-          "slack refused an update",
-        );
-        if (tracked.pending === content) delete tracked.pending;
-      } else {
-        tracked.updateAttempts += 1;
-        tracked.updateNotBefore = clock.now() + backoff(tracked.updateAttempts);
-      }
     }
   }
 

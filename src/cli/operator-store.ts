@@ -10,6 +10,7 @@ import type { CliIo } from "./command.js";
 import { createRootLogger } from "./create-logger.js";
 import { connectRedis, createRedisClient } from "./create-redis.js";
 import { oneLine } from "./one-line.js";
+import { unknownClusterText } from "./refusal-text.js";
 
 /**
  * What `status`, `abort` and `unlock` share: the config (cluster names), the same Redis and key prefix as the bot
@@ -96,5 +97,5 @@ export async function openOperatorStore(file: string, io: CliIo): Promise<OpenRe
 /** "unknown cluster" with the known names, or null when the config has it. */
 export function unknownClusterMessage(config: Config, cluster: string): string | null {
   if (config.clusters[cluster] !== undefined) return null;
-  return `unknown cluster "${cluster}" (known: ${Object.keys(config.clusters).join(", ") || "none"})`;
+  return unknownClusterText(cluster, Object.keys(config.clusters));
 }

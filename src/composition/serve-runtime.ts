@@ -1,12 +1,12 @@
 import type { Logger } from "pino";
 import { createSlackApp, type Readiness, type SlackApp, type SlackTransport } from "../chat/app.js";
 import { createAuthorizer } from "../chat/authorize.js";
-import { type BotService, createBotService } from "../chat/bot-service.js";
 import type { Notifier } from "../chat/notifier.js";
 import { createSlackApprovalSource } from "../chat/slack-approval-source.js";
 import type { SlackWebApi } from "../chat/slack-web-api.js";
 import { createThreadNotifier } from "../chat/thread-notifier.js";
 import { createThreadReporter } from "../chat/thread-reporter.js";
+import type { ChatUseCaseDeps } from "../chat/use-case-deps.js";
 import type { Config } from "../config/schema.js";
 import type { Clock } from "../core/clock.js";
 import { AppError, ErrorCode } from "../core/errors.js";
@@ -54,7 +54,8 @@ export interface ServeRuntimeOptions {
 
 export interface ServeRuntime {
   readonly slack: SlackApp;
-  readonly bot: BotService;
+  /** What the Slack listeners pass to the use-cases. */
+  readonly usecases: ChatUseCaseDeps;
   readonly service: RolloutService;
   readonly notifier: Notifier;
   start(port: number): Promise<{ port: number }>;
@@ -150,13 +151,13 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
     now: o.wallClock.now,
   });
 
-  const bot = createBotService({
+  const usecases: ChatUseCaseDeps = {
     config: o.config,
     store: o.store,
     service,
     authorizer,
     now: o.wallClock.now,
-    logger: o.logger,
+    logger: o.logger.child({ component: "usecases" }),
     settingsFor: (cluster, pace) => rolloutSettingsFor(cluster, pace === undefined ? {} : { pace }),
     async planFor(name, cluster, target, pace) {
       const reader = createReaderFor({ name, cluster, env: o.env, logger: o.logger });
@@ -171,7 +172,7 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
         await reader.close();
       }
     },
-  });
+  };
 
   async function ready(): Promise<Readiness> {
     try {
@@ -192,7 +193,7 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
     ...(o.replyWithinMs === undefined ? {} : { replyWithinMs: o.replyWithinMs }),
     ...(o.parentWaitMs === undefined ? {} : { parentWaitMs: o.parentWaitMs }),
     logger: o.logger,
-    bot,
+    usecases,
     notifier,
     api: o.api,
     ready,
@@ -212,7 +213,7 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
 
   return {
     slack,
-    bot,
+    usecases,
     service,
     notifier,
     async start(port) {

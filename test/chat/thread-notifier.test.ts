@@ -1,22 +1,43 @@
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Notifier } from "../../src/chat/notifier.js";
+import type { SlackWebApi } from "../../src/chat/slack-web-api.js";
 import { createThreadNotifier, type ThreadNotifierOptions } from "../../src/chat/thread-notifier.js";
 import { createWebClientSlackWebApi } from "../../src/chat/web-client-slack-web-api.js";
 import { isAppError } from "../../src/core/errors.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
-import { createRealClock } from "./support/real-clock.js";
+import { createDrivenClock, type DrivenClock } from "./support/driven-clock.js";
 
 const logger = pino({ level: "silent" });
 const token = "xoxb-test-token";
 let fake: FakeSlackWebApi;
 let notifier: Notifier;
+/** Virtual time: the notifier's spacing and backoff cost nothing; real HTTP to the fake stops the clock. */
+let clock: DrivenClock;
+/** Each Web API call with the clock's time when it was made. */
+let sent: { method: string; at: number; text?: string }[];
+
+/** The real Web API client, its calls tracked by the clock and timed in its time. */
+function trackedApi(api: SlackWebApi): SlackWebApi {
+  const timed = <T>(method: string, text: string | undefined, call: () => Promise<T>) => {
+    sent.push({ method, at: clock.now(), ...(text === undefined ? {} : { text }) });
+    return clock.track(call());
+  };
+  return {
+    postMessage: (args) => timed("chat.postMessage", args.text, () => api.postMessage(args)),
+    update: (args) => timed("chat.update", args.text, () => api.update(args)),
+    postEphemeral: (args) => timed("chat.postEphemeral", args.text, () => api.postEphemeral(args)),
+    usergroupsUsersList: (groupId) =>
+      timed("usergroups.users.list", undefined, () => api.usergroupsUsersList(groupId)),
+    publishHome: (userId, view) => timed("views.publish", undefined, () => api.publishHome(userId, view)),
+  };
+}
 
 function makeNotifier(overrides: Partial<ThreadNotifierOptions> = {}): Notifier {
   const api = createWebClientSlackWebApi({ token, slackApiUrl: fake.apiUrl, timeoutMs: 2000, logger });
   return createThreadNotifier({
-    api,
-    clock: createRealClock(),
+    api: trackedApi(api),
+    clock,
     logger,
     postIntervalMs: 20,
     minUpdateIntervalMs: 150,
@@ -36,6 +57,8 @@ function returnsAtOnce(fn: () => unknown): void {
 }
 
 beforeEach(async () => {
+  clock = createDrivenClock(1_000_000);
+  sent = [];
   fake = await startFakeSlackWebApi({ botToken: token });
   notifier = makeNotifier();
 });
@@ -49,11 +72,11 @@ describe("thread notifier over the fake Web API", () => {
   it("forgets a finished job's messages once they are sent: later updates to them are ignored", async () => {
     notifier.post("C1", { text: "parent" }, { key: "job9:parent" });
     notifier.post("C1", { text: "other" }, { key: "job8:parent" });
-    expect(await notifier.flush(5000)).toEqual({ kind: "flushed" });
+    expect(await clock.run(notifier.flush(5000))).toEqual({ kind: "flushed" });
     notifier.forget("job9:");
     notifier.update("C1", "job9:parent", { text: "parent, edited" });
     notifier.update("C1", "job8:parent", { text: "other, edited" });
-    expect(await notifier.flush(5000)).toEqual({ kind: "flushed" });
+    expect(await clock.run(notifier.flush(5000))).toEqual({ kind: "flushed" });
     expect(fake.calls("chat.update").map((c) => c.params.text)).toEqual(["other, edited"]);
   });
 
@@ -62,7 +85,7 @@ describe("thread notifier over the fake Web API", () => {
     for (let i = 1; i <= 5; i += 1)
       notifier.post("C1", { text: `step ${i}` }, { key: `job1:step:${i}`, threadKey: "job1:parent" });
     notifier.post("C2", { text: "other channel" }, { key: "job2:parent" });
-    expect(await notifier.flush(5000)).toEqual({ kind: "flushed" });
+    expect(await clock.run(notifier.flush(5000))).toEqual({ kind: "flushed" });
 
     const parentTs = await parent.ts;
     const thread = fake.store.thread("C1", parentTs);
@@ -76,47 +99,50 @@ describe("thread notifier over the fake Web API", () => {
   it("sends text with blocks and accepts a known thread ts", async () => {
     const blocks = [{ type: "section", text: { type: "mrkdwn", text: "*hello*" } }] as const;
     const parent = notifier.post("C1", { text: "hello", blocks: [...blocks] }, { key: "p" });
-    const parentTs = await parent.ts;
+    const parentTs = await clock.run(parent.ts);
     notifier.post("C1", { text: "reply" }, { key: "r", threadTs: parentTs });
-    await notifier.flush(2000);
+    await clock.run(notifier.flush(2000));
     expect(fake.store.message("C1", parentTs)?.blocks).toEqual(blocks);
     expect(fake.store.thread("C1", parentTs)?.replies.map((m) => m.text)).toEqual(["reply"]);
   });
 
   it("coalesces 10 rapid updates into at most 2 calls, the last content winning", async () => {
     const handle = notifier.post("C1", { text: "progress 0/10" }, { key: "parent" });
-    const ts = await handle.ts;
+    const ts = await clock.run(handle.ts);
     for (let i = 1; i <= 10; i += 1) notifier.update("C1", "parent", { text: `progress ${i}/10` });
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(await notifier.flush(2000)).toEqual({ kind: "flushed" });
+    // More than two update intervals pass before the flush.
+    await clock.advance(400);
+    expect(await clock.run(notifier.flush(2000))).toEqual({ kind: "flushed" });
     const updates = fake.calls("chat.update");
     expect(updates.length).toBeGreaterThanOrEqual(1);
     expect(updates.length).toBeLessThanOrEqual(2);
     expect(fake.store.message("C1", ts)?.text).toBe("progress 10/10");
 
     notifier.update("C1", "parent", { text: "progress 10/10" });
-    await notifier.flush(2000);
+    await clock.run(notifier.flush(2000));
     expect(fake.calls("chat.update")).toHaveLength(updates.length);
   });
 
   it("spaces updates of one message by minUpdateIntervalMs", async () => {
     const handle = notifier.post("C1", { text: "v0" }, { key: "parent" });
-    await handle.ts;
+    await clock.run(handle.ts);
     notifier.update("C1", "parent", { text: "v1" });
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await clock.advance(40);
     notifier.update("C1", "parent", { text: "v2" });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await clock.advance(400);
     const [first, second] = fake.calls("chat.update");
     expect(first?.params.text).toBe("v1");
     expect(second?.params.text).toBe("v2");
-    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(140);
+    // Exactly minUpdateIntervalMs (150) of the notifier's clock between the two calls.
+    const [firstAt, secondAt] = sent.filter((c) => c.method === "chat.update").map((c) => c.at);
+    expect((secondAt ?? 0) - (firstAt ?? 0)).toBe(150);
   });
 
   it("holds an update until its post has completed", async () => {
     fake.failNext("chat.postMessage", { delayMs: 150 });
     const handle = notifier.post("C1", { text: "first" }, { key: "parent" });
     notifier.update("C1", "parent", { text: "second" });
-    expect(await notifier.flush(3000)).toEqual({ kind: "flushed" });
+    expect(await clock.run(notifier.flush(3000))).toEqual({ kind: "flushed" });
     const ts = await handle.ts;
     expect(fake.store.message("C1", ts)?.text).toBe("second");
     expect(fake.calls().map((c) => c.method)).toEqual(["chat.postMessage", "chat.update"]);
@@ -124,7 +150,7 @@ describe("thread notifier over the fake Web API", () => {
 
   it("pauses the channel on 429 Retry-After: 1, loses nothing and never blocks the caller", async () => {
     fake.failNext("chat.postMessage", { status: 429, retryAfterSeconds: 1 });
-    const start = Date.now();
+    const start = clock.now();
     const handles = [1, 2, 3].map((i) => {
       let handle: ReturnType<Notifier["post"]> | undefined;
       returnsAtOnce(() => {
@@ -132,10 +158,12 @@ describe("thread notifier over the fake Web API", () => {
       });
       return handle;
     });
-    expect(await notifier.flush(5000)).toEqual({ kind: "flushed" });
+    expect(await clock.run(notifier.flush(5000))).toEqual({ kind: "flushed" });
     const calls = fake.calls("chat.postMessage");
     expect(calls.map((c) => c.status)).toEqual([429, 200, 200, 200]);
-    expect((calls[1]?.at ?? 0) - start).toBeGreaterThanOrEqual(950);
+    // The retry waits Retry-After (1 s) of the notifier's clock.
+    const postedAt = sent.filter((c) => c.method === "chat.postMessage").map((c) => c.at);
+    expect((postedAt[1] ?? 0) - start).toBe(1000);
     expect(fake.store.channelMessages("C1").map((m) => m.text)).toEqual([
       "message 1",
       "message 2",
@@ -149,7 +177,7 @@ describe("thread notifier over the fake Web API", () => {
     const parent = notifier.post("C1", { text: "parent" }, { key: "p" });
     notifier.post("C1", { text: "reply" }, { key: "r", threadKey: "p" });
     notifier.update("C1", "p", { text: "parent (updated)" });
-    expect(await notifier.flush(5000)).toEqual({ kind: "flushed" });
+    expect(await clock.run(notifier.flush(5000))).toEqual({ kind: "flushed" });
     const ts = await parent.ts;
     expect(fake.calls().filter((c) => c.status === 500)).toHaveLength(6);
     expect(fake.store.message("C1", ts)?.text).toBe("parent (updated)");
@@ -160,18 +188,18 @@ describe("thread notifier over the fake Web API", () => {
     fake.failNext("chat.postMessage", { delayMs: 300 });
     returnsAtOnce(() => notifier.post("C1", { text: "slow" }, { key: "slow" }));
     returnsAtOnce(() => notifier.update("C1", "slow", { text: "slow 2" }));
-    expect(await notifier.flush(3000)).toEqual({ kind: "flushed" });
+    expect(await clock.run(notifier.flush(3000))).toEqual({ kind: "flushed" });
   });
 
   it("drops an ephemeral message after bounded retries, but delivers healthy ones", async () => {
     notifier.postEphemeral("C1", "U1", { text: "only you" });
-    await notifier.flush(2000);
+    await clock.run(notifier.flush(2000));
     expect(fake.store.ephemerals("C1", "U1").map((e) => e.text)).toEqual(["only you"]);
 
     fake.failNext("chat.postEphemeral", { status: 500, times: 100 });
     const bounded = makeNotifier({ maxEphemeralAttempts: 3 });
     bounded.postEphemeral("C1", "U2", { text: "lost" });
-    expect(await bounded.flush(3000)).toEqual({ kind: "flushed" });
+    expect(await clock.run(bounded.flush(3000))).toEqual({ kind: "flushed" });
     expect(fake.calls("chat.postEphemeral").filter((c) => c.status === 500)).toHaveLength(3);
     expect(fake.store.ephemerals("C1", "U2")).toEqual([]);
     await bounded.close();
@@ -182,11 +210,11 @@ describe("thread notifier over the fake Web API", () => {
     const refused = notifier.post("C1", { text: "refused" }, { key: "a" });
     const orphan = notifier.post("C1", { text: "orphan" }, { key: "b", threadKey: "a" });
     const fine = notifier.post("C1", { text: "fine" }, { key: "c" });
-    await expect(refused.ts).rejects.toSatisfy(
+    await expect(clock.run(refused.ts)).rejects.toSatisfy(
       (e) => isAppError(e, "slack/api") && /not_in_channel/.test(e.message),
     );
-    await expect(orphan.ts).rejects.toSatisfy((e) => isAppError(e, "slack/api"));
-    await expect(fine.ts).resolves.toBeTypeOf("string");
+    await expect(clock.run(orphan.ts)).rejects.toSatisfy((e) => isAppError(e, "slack/api"));
+    await expect(clock.run(fine.ts)).resolves.toBeTypeOf("string");
     expect(fake.store.channelMessages("C1").map((m) => m.text)).toEqual(["fine"]);
   });
 
@@ -195,14 +223,14 @@ describe("thread notifier over the fake Web API", () => {
     const b = notifier.post("C1", { text: "twice" }, { key: "k" });
     expect(b).toBe(a);
     notifier.update("C1", "unknown", { text: "nothing" });
-    await notifier.flush(2000);
+    await clock.run(notifier.flush(2000));
     expect(fake.calls().map((c) => c.method)).toEqual(["chat.postMessage"]);
   });
 
   it("reports a timed-out flush and rejects undelivered handles on close", async () => {
     fake.failNext("chat.postMessage", { status: 500, times: 1000 });
     const handle = notifier.post("C1", { text: "never" }, { key: "never" });
-    expect(await notifier.flush(150)).toEqual({ kind: "timed-out", pending: 1 });
+    expect(await clock.run(notifier.flush(150))).toEqual({ kind: "timed-out", pending: 1 });
     await notifier.close();
     await expect(handle.ts).rejects.toSatisfy((e) => isAppError(e, "slack/api"));
     const late = notifier.post("C1", { text: "late" }, { key: "late" });

@@ -1,5 +1,6 @@
 import type { KnownBlock } from "@slack/types";
 import type { RolloutState } from "../../core/rollout/rollout-types.js";
+import type { RolloutStatus } from "../../usecases/read-status.js";
 import { message, section, sectionsOf, type ViewMessage } from "./blocks.js";
 import { channelLink, link, mention, utcDateTime } from "./format.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
@@ -39,6 +40,20 @@ export function statusStateOf(state: RolloutState): string {
     default:
       return `running · step ${p.step}/${state.steps.length}${progress}`;
   }
+}
+
+/** A rollout as `readStatus` found it, as a status line shows it. */
+export function statusEntryOf(rollout: RolloutStatus): StatusEntry {
+  const { job, state } = rollout;
+  return {
+    cluster: job.cluster,
+    target: state?.target.argument ?? null,
+    requestedBy: job.requestedBy,
+    since: job.createdAt,
+    state: state === null ? job.status : statusStateOf(state),
+    lockOwner: rollout.lockOwner,
+    thread: job.thread,
+  };
 }
 
 /** Running rollouts and locks, for an ephemeral reply. */

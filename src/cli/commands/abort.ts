@@ -1,5 +1,7 @@
+import { controlRollout } from "../../usecases/control-rollout.js";
 import { type CliCommand, ExitCode } from "../command.js";
-import { openOperatorStore, unknownClusterMessage } from "../operator-store.js";
+import { openOperatorStore } from "../operator-store.js";
+import { controlRefusalText } from "../refusal-text.js";
 
 export const abortCommand: CliCommand = {
   name: "abort",
@@ -26,32 +28,23 @@ Exit codes: 0 abort recorded; 1 nothing to abort, or Redis cannot be read; 2 usa
     }
     const { config, store, operator } = opened.value;
     try {
-      const unknown = unknownClusterMessage(config, cluster);
-      if (unknown) {
-        io.stderr.write(`connect-roll abort: ${unknown}\n`);
-        return ExitCode.Usage;
+      // The same use-case as `/connect-roll abort`, for a terminal user: no Slack access lists apply.
+      const result = await controlRollout(
+        { config, store, now: Date.now, authorizer: null },
+        { action: "abort", cluster, requester: { kind: "terminal", user: operator } },
+      );
+      if (result.kind === "refused") {
+        io.stderr.write(`connect-roll abort: ${controlRefusalText(result.reason)}\n`);
+        return result.reason.kind === "unknown-cluster" ? ExitCode.Usage : ExitCode.Failed;
       }
-      const job = (await store.listJobs({ cluster, unfinishedOnly: true })).at(-1);
-      if (!job) {
-        io.stderr.write(`connect-roll abort: no rollout of ${cluster} is running; see connect-roll status\n`);
-        return ExitCode.Failed;
-      }
-      const at = Date.now();
-      const result = await store.requestControl(job.id, { action: "abort", by: operator, at });
-      if (result.kind === "finished") {
-        io.stderr.write(`connect-roll abort: the rollout of ${cluster} is already over (${result.status})\n`);
-        return ExitCode.Failed;
-      }
-      if (job.pendingApproval !== null)
-        await store.decide(job.id, job.pendingApproval.id, { decision: "abort", by: operator, at });
-      await store.appendAudit(job.id, {
-        at,
+      await store.appendAudit(result.jobId, {
+        at: result.at,
         actor: operator,
         action: "abort-requested",
         detail: `${cluster} (cli)`,
       });
       io.stdout.write(
-        `abort requested for ${cluster} (job ${job.id}): no further worker will be restarted${job.pendingApproval ? `; the ${job.pendingApproval.kind} prompt was answered "abort"` : ""}\n`,
+        `abort requested for ${cluster} (job ${result.jobId}): no further worker will be restarted${result.answeredPrompt ? `; the ${result.answeredPrompt} prompt was answered "abort"` : ""}\n`,
       );
       return ExitCode.Ok;
     } finally {

@@ -8,27 +8,28 @@ import {
 import { preflightCluster } from "../../composition/preflight.js";
 import { readEnv } from "../../config/env.js";
 import type { ClusterReader } from "../../connect/cluster-reader.js";
-import { AppError, isAppError } from "../../core/errors.js";
-import { planVsRealityText } from "../../core/rollout/plan-vs-reality.js";
+import { isAppError } from "../../core/errors.js";
 import type { RolloutEvent } from "../../core/rollout/rollout-types.js";
-import { summarizeRollout } from "../../core/rollout/summarize.js";
-import type { JobStore } from "../../jobs/job-store.js";
-import { createMemoryJobStore } from "../../jobs/memory-job-store.js";
-import { createRedisJobStore } from "../../jobs/redis-job-store.js";
-import { applyRedisChecks } from "../../jobs/redis-settings-check.js";
-import { rolloutStateOf } from "../../jobs/rollout-record.js";
 import { createRolloutService } from "../../jobs/rollout-service.js";
-import type { RunOutcome } from "../../jobs/runner.js";
 import { systemClock } from "../../jobs/system-clock.js";
 import type { WorkerRestarter } from "../../restart/worker-restarter.js";
+import {
+  checkClusterFree,
+  checkRolloutRequest,
+  type PrepareRefusal,
+} from "../../usecases/prepare-rollout.js";
 import { type ApprovePolicy, createCliApprovals, parseApproveFlag } from "../cli-approvals.js";
 import { loadClusterContext } from "../cluster-context.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
-import { connectRedis, createRedisClient } from "../create-redis.js";
 import { oneLine } from "../one-line.js";
 import { planNotes } from "../plan-notes.js";
+import { prepareRefusalText } from "../refusal-text.js";
 import { renderEventLine } from "../render-event-line.js";
+import { reportOutcome } from "../run-outcome.js";
+import { startOrResume } from "../run-start.js";
+import { openRunStore } from "../run-store.js";
+import { noRunSummary, parseSince, resumeCommand, writeSummary } from "../run-summary.js";
 
 export const runCommand: CliCommand = {
   name: "run",
@@ -45,6 +46,10 @@ without a terminal they are answered "abort", so nothing risky happens unattende
 
 With REDIS_URL (or redis.url in the config) the cluster lock is shared with the bot and other runs, and an
 interrupted run (Ctrl-C, a crash) is resumed by running the same command again once its lease has expired.
+
+Checks shared with /connect-roll: a run starts, or resumes, only inside the cluster's change windows
+(slack.changeWindows or its access.changeWindows) and only while no other rollout holds the cluster's lock. The
+channel and requester lists name Slack users and channels, so they do not apply to a terminal.
 
 Exit codes: 0 every worker settled on the target; 1 aborted, failed, locked, interrupted, or a step continued
 without a passed gate; 2 usage error.
@@ -106,6 +111,42 @@ async function runRollout(
     level: env.LOG_LEVEL === "info" ? "warn" : env.LOG_LEVEL,
     pretty: !json && io.stderr.isTTY === true,
   });
+  const resume = resumeCommand(values, clusterName, argument);
+  const printSummary = (summary: { readonly result: string }, line: string) =>
+    writeSummary(io, json, summary, line);
+  /** A use-case's refusal: one summary line (stdout) and one line on stderr. */
+  const refuse = (reason: PrepareRefusal): number => {
+    const text = prepareRefusalText(reason);
+    if (reason.kind === "store-unreachable") {
+      const summary = { ...noRunSummary(ctx.name, argument, "interrupted", text), resume };
+      printSummary(summary, `${text}; once Redis answers, run: ${resume}`);
+    } else
+      printSummary(
+        noRunSummary(ctx.name, argument, "failed", text),
+        reason.kind === "locked" ? text : `not started: ${text}`,
+      );
+    const usage = reason.kind === "unknown-cluster" || reason.kind === "bad-version";
+    return fail(io, text, usage ? ExitCode.Usage : ExitCode.Failed);
+  };
+  // The checks `/connect-roll` makes, for a terminal user: the change window (no Slack channel or access list names
+  // a terminal user; see the README's `run`), then the store and the lock once the store is open.
+  const user = `${safeUser()}@${hostname()}`;
+  const checked = await checkRolloutRequest(
+    {
+      config: ctx.config,
+      now: Date.now,
+      authorizer: null,
+      settingsFor: (cluster, p) => rolloutSettingsFor(cluster, p === undefined ? {} : { pace: p }),
+    },
+    {
+      cluster: ctx.name,
+      argument,
+      ...(pace === undefined ? {} : { pace }),
+      requester: { kind: "terminal", user },
+    },
+  );
+  if (checked.kind === "refused") return refuse(checked.reason);
+  const rollout = checked.rollout;
   // Everything that can fail is checked before a job or a lock exists: a refusal leaves nothing behind.
   const preflight = await preflightCluster({
     name: ctx.name,
@@ -120,48 +161,24 @@ async function runRollout(
   });
   if (preflight.kind === "error") {
     const reason = `cannot start: ${preflight.problems.join("; ")}`;
-    writeLine(io, json, noRunSummary(ctx.name, argument, "failed", reason), `not started: ${reason}`);
+    printSummary(noRunSummary(ctx.name, argument, "failed", reason), `not started: ${reason}`);
     return fail(io, reason, ExitCode.Failed);
   }
   const built: { reader: ClusterReader | null; restarter: WorkerRestarter | null } = preflight;
-  const closeBuilt = () => Promise.all([preflight.reader.close(), preflight.restarter.close()]);
-  const redisUrl = env.REDIS_URL ?? ctx.config.redis?.url;
-  const redis = redisUrl ? createRedisClient({ url: redisUrl, tls: ctx.config.redis?.tls }, logger) : null;
-  let store: JobStore;
-  if (redis) {
-    let refusal: string | null;
-    try {
-      await connectRedis(redis, redisUrl ?? "", io.signal);
-      refusal = await applyRedisChecks(
-        redis,
-        env.CONNECT_ROLL_REDIS_CHECKS ?? ctx.config.redis?.checks ?? "warn",
-        (f) => io.stderr.write(`connect-roll run: WARNING: ${f.message}\n`),
-        env.CONNECT_ROLL_REDIS_PREFIX,
-      );
-    } catch (e) {
-      await closeBuilt();
-      const message = (e as Error).message;
-      writeLine(io, json, noRunSummary(ctx.name, argument, "failed", message), `not started: ${message}`);
-      return fail(io, message, ExitCode.Failed);
-    }
-    if (refusal !== null) {
-      await closeBuilt();
-      redis.disconnect();
-      writeLine(io, json, noRunSummary(ctx.name, argument, "failed", refusal), `not started: ${refusal}`);
-      return fail(io, refusal, ExitCode.Failed);
-    }
-    store = createRedisJobStore({ redis, prefix: env.CONNECT_ROLL_REDIS_PREFIX });
-  } else {
-    io.stderr.write(
-      "connect-roll run: no REDIS_URL: using an in-process store; this run is not protected against a concurrent rollout from another process\n",
+  const opened = await openRunStore(io, env, ctx.config, logger);
+  if (opened.kind === "error") {
+    await Promise.all([preflight.reader.close(), preflight.restarter.close()]);
+    printSummary(
+      noRunSummary(ctx.name, argument, "failed", opened.message),
+      `not started: ${opened.message}`,
     );
-    store = createMemoryJobStore();
+    return fail(io, opened.message, ExitCode.Failed);
   }
-  const user = `${safeUser()}@${hostname()}`;
+  const { store, redis } = opened;
   const owner = `cli:${hostname()}:${process.pid}`;
   const write = (obj: unknown) => io.stdout.write(`${JSON.stringify(obj)}\n`);
   const lastGate = new Map<number, string>();
-  const planSettings = rolloutSettingsFor(ctx.cluster, pace === undefined ? {} : { pace });
+  const planSettings = rollout.settings;
   const onEvent = (event: RolloutEvent) => {
     // What `plan` adds to the engine's findings (a downgrade, why no window formed) is said here too, on stderr.
     if (event.kind === "rollout-planned")
@@ -204,59 +221,33 @@ async function runRollout(
   });
   const onInterrupt = () => void service.close();
   io.signal.addEventListener("abort", onInterrupt, { once: true });
-  const resume = resumeCommand(values, clusterName, argument);
   // Every ending prints one summary line (stdout), whatever happened: a pipeline always learns the result and what
   // to do next.
-  const printSummary = (summary: { readonly result: string }, line: string) =>
-    writeLine(io, json, summary, line);
   try {
-    const done = await startOrResume(io, store, service, ctx, user, {
-      ...(pace === undefined ? {} : { pace }),
-      ...(since === undefined ? {} : { since }),
-    });
-    if (typeof done === "number") {
+    const busy = await checkClusterFree(store, ctx.name, logger);
+    if (busy) return refuse(busy);
+    const started = await startOrResume(store, service, rollout, since);
+    if (started.kind === "refused") return refuse(started.reason);
+    if (started.kind === "other-interrupted") {
+      fail(io, started.message, ExitCode.Failed);
       printSummary(
         noRunSummary(ctx.name, argument, "failed", "the rollout did not start (see above)"),
         "not started",
       );
-      return done;
+      return ExitCode.Failed;
     }
-    const outcome = await done;
-    const base = summarizeRollout(outcome.state, Date.now());
-    const interrupted = outcome.kind === "lock-lost";
-    const target = outcome.state.target;
-    const resume = resumeCommand(
+    if (started.resumedJobId !== null)
+      io.stderr.write(
+        `connect-roll run: resuming interrupted rollout ${started.resumedJobId} of ${ctx.name} from its checkpoint\n`,
+      );
+    return reportOutcome(await started.done, {
+      io,
+      json,
       values,
-      clusterName,
+      cluster: ctx.name,
       argument,
-      target.kind === "restart" ? (target.since ?? outcome.state.startedAt) : undefined,
-    );
-    const summary = interrupted ? { ...base, result: "interrupted" as const, resume } : base;
-    if (!json && summary.planVsReality !== null)
-      io.stdout.write(`plan vs reality: ${planVsRealityText(summary.planVsReality)}\n`);
-    printSummary(
-      summary,
-      `${summary.totals.stepsDone}/${summary.totals.stepsTotal} steps, ${summary.totals.tasksMoved} task(s) moved; cluster: ${summary.clusterState}${interrupted ? `; resume with: ${resume}` : ""}`,
-    );
-    if (interrupted) {
-      io.stderr.write(
-        io.signal.aborted
-          ? redis
-            ? `connect-roll run: interrupted; the rollout's checkpoint is kept: resume it with: ${resume}\n`
-            : `connect-roll run: interrupted; without Redis the checkpoint ends with this process: check the cluster (connect-roll plan --config ${String(values.config)} ${ctx.name} ${argument}) before running again\n`
-          : `connect-roll run: the cluster lock was lost (Redis unreachable until the lease expired, or the lock was released or taken over); this run stopped without further restarts. If no other run or bot took it over, resume with: ${resume}\n`,
-      );
-      return ExitCode.Failed;
-    }
-    // Exit 0 only when every worker settled on the target: a step continued past its gate by a person is not settled.
-    const unsettled = summary.steps.filter((s) => s.status !== "settled" && s.status !== "skipped");
-    if (summary.result === "succeeded" && unsettled.length > 0) {
-      io.stderr.write(
-        `connect-roll run: finished, but ${unsettled.map((s) => s.worker).join(", ")} did not pass the settle gate (continued by approval)\n`,
-      );
-      return ExitCode.Failed;
-    }
-    return summary.result === "succeeded" ? ExitCode.Ok : ExitCode.Failed;
+      withRedis: redis !== null,
+    });
   } catch (e) {
     if (!isAppError(e)) throw e;
     const unreachable = e.retryable;
@@ -277,48 +268,6 @@ async function runRollout(
   }
 }
 
-/** The command that resumes this run: the same cluster, target and flags. */
-function resumeCommand(
-  values: Record<string, unknown>,
-  cluster: string,
-  argument: string,
-  since = typeof values.since === "string" ? parseSince(values.since) : null,
-): string {
-  const parts = ["connect-roll", "run", "--config", String(values.config), cluster, argument];
-  // A plain restart resumed after the store lost the job: workers started since the first run's start are done.
-  if (since !== null && since !== undefined) parts.push("--since", new Date(since).toISOString());
-  if (values.yes === true) parts.push("--yes");
-  else if (typeof values.approve === "string") parts.push(`--approve=${values.approve}`);
-  if (typeof values.pace === "string") parts.push("--pace", values.pace);
-  if (values.json === true) parts.push("--json");
-  return parts.join(" ");
-}
-
-/** The summary line: the JSON object with --json, else `summary: RESULT: line`. */
-function writeLine(io: CliIo, json: boolean, summary: { readonly result: string }, line: string): void {
-  io.stdout.write(json ? `${JSON.stringify(summary)}\n` : `summary: ${summary.result}: ${line}\n`);
-}
-
-/** `--since`: ISO-8601 or epoch ms; null when it is neither. */
-function parseSince(text: string): number | null {
-  const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-  return Number.isFinite(ms) && ms > 0 ? ms : null;
-}
-
-/** The summary line of a run that ended before (or without) a rollout state. */
-function noRunSummary(cluster: string, target: string, result: "failed" | "interrupted", reason: string) {
-  return {
-    kind: "summary" as const,
-    jobId: null,
-    cluster,
-    target,
-    result,
-    reason,
-    steps: [],
-    totals: { stepsDone: 0, stepsTotal: 0, tasksMoved: 0, taskDowntimeMs: 0 },
-  };
-}
-
 /** Hands out a prebuilt adapter once. */
 function take<T, K extends keyof T>(built: T, key: K): T[K] {
   const value = built[key];
@@ -332,55 +281,4 @@ function safeUser(): string {
   } catch {
     return "cli";
   }
-}
-
-type Ctx = Extract<Awaited<ReturnType<typeof loadClusterContext>>, { kind: "ok" }>;
-
-/** Resumes this cluster's interrupted rollout of the same target, or starts a new one. A number is an exit code. */
-async function startOrResume(
-  io: CliIo,
-  store: JobStore,
-  service: ReturnType<typeof createRolloutService>,
-  ctx: Ctx,
-  user: string,
-  overrides: { pace?: "safe" | "window"; since?: number },
-): Promise<Promise<RunOutcome> | number> {
-  const orphans = (await store.findOrphans()).filter((j) => j.cluster === ctx.name);
-  const other = orphans.find((j) => rolloutStateOf(j).target.argument !== ctx.target.argument);
-  if (other) {
-    const target = rolloutStateOf(other).target.argument;
-    return fail(
-      io,
-      `${ctx.name} has an interrupted rollout to ${target} (job ${other.id}, ${other.status}); finish it first: connect-roll run ${ctx.name} ${target}`,
-      ExitCode.Failed,
-    );
-  }
-  if (orphans.length > 0) {
-    const resumed = await service.resumeOrphans((j) => j.cluster === ctx.name);
-    const first = resumed[0];
-    if (first) {
-      io.stderr.write(
-        `connect-roll run: resuming interrupted rollout ${first.job.id} of ${ctx.name} from its checkpoint\n`,
-      );
-      return first.done;
-    }
-  }
-  const started = await service.start({
-    cluster: ctx.name,
-    target:
-      overrides.since !== undefined && ctx.target.kind === "restart"
-        ? { ...ctx.target, since: overrides.since }
-        : ctx.target,
-    image: ctx.image,
-    requestedBy: user,
-    settings: rolloutSettingsFor(ctx.cluster, overrides),
-  });
-  if (started.kind === "locked") {
-    const h = started.holder;
-    throw new AppError(
-      "lock/held",
-      `${ctx.name} is locked by job ${h.jobId} (${h.owner}) since ${new Date(h.since).toISOString()}; wait for it or check /connect-roll status`,
-    );
-  }
-  return started.done;
 }

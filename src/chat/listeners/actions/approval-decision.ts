@@ -1,12 +1,18 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
 import type { Logger } from "pino";
 import type { Decision } from "../../../core/rollout/rollout-types.js";
+import { answerApproval } from "../../../usecases/answer-approval.js";
 import { ActionId, decodeActionValue } from "../../action-ids.js";
-import { type BotService, notice } from "../../bot-service.js";
 import type { SlackMessage, SlackWebApi } from "../../slack-web-api.js";
+import type { ChatUseCaseDeps } from "../../use-case-deps.js";
+import {
+  renderAnswerRefusal,
+  renderClickNotRecorded,
+  renderInvalidButton,
+} from "../../views/render-answer-refusal.js";
 
 export interface ApprovalActionDeps {
-  readonly bot: BotService;
+  readonly usecases: ChatUseCaseDeps;
   readonly api: SlackWebApi;
   readonly logger: Logger;
 }
@@ -59,21 +65,17 @@ export function createApprovalActionListener(
         { reason: value.kind === "error" ? value.message : "no approval id" },
         "malformed button value",
       );
-      await tell(notice("This button is not valid", ["Nothing was changed."]));
+      await tell(renderInvalidButton());
       return;
     }
     const { jobId, approvalId } = value.value;
     try {
-      const outcome = await deps.bot.decideApproval({ jobId, approvalId, decision, userId });
-      if (outcome.kind === "refused") await tell(outcome.reply);
+      const outcome = await answerApproval(deps.usecases, { jobId, approvalId, decision, userId });
+      if (outcome.kind === "refused") await tell(renderAnswerRefusal(outcome.reason));
       else log.info({ jobId, approvalId }, "decision recorded");
     } catch (err) {
       log.error({ err, jobId }, "decision could not be recorded");
-      await tell(
-        notice("Your click could not be recorded", [
-          "The bot could not reach its store; nothing was changed. Try again in a moment.",
-        ]),
-      );
+      await tell(renderClickNotRecorded());
     }
   };
 }

@@ -167,7 +167,7 @@ describe("Socket Mode, end to end (Bolt's own client against the fake's WebSocke
     );
     harness.fake.socketMode.dropConnections();
     const during = await harness.command("status sim");
-    expect(during.json().text).toMatch(/active rollout|No rollout/);
+    expect(during.json().text).toMatch(/active connect-roll rollouts?|No rollout/);
     expect(harness.fake.socketMode.connectionsOpened()).toBe(3);
 
     await finalReport(harness, parent.ts, "succeeded");

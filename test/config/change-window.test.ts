@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { type ChangeWindow, changeWindowSchema, isWithinChangeWindow } from "../../src/chat/change-window.js";
+import {
+  type ChangeWindow,
+  changeWindowSchema,
+  isWithinChangeWindow,
+} from "../../src/config/change-window.js";
 
 const berlinOffice: ChangeWindow = {
   days: ["mon", "tue", "wed", "thu", "fri"],

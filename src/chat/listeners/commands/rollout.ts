@@ -1,0 +1,124 @@
+import { isAppError } from "../../../core/errors.js";
+import { type PreparedRollout, prepareRollout, startRollout } from "../../../usecases/prepare-rollout.js";
+import type { Command, RolloutArgument } from "../../command-grammar.js";
+import { type SlackMessage, slackFailureOf } from "../../slack-web-api.js";
+import { notStartedParent, startingParent, threadKeys } from "../../thread-reporter.js";
+import { renderLocked } from "../../views/render-refusal-notices.js";
+import { renderPrepareRefusal } from "../../views/render-rollout-refusal.js";
+import {
+  renderCouldNotStart,
+  renderParentRefused,
+  renderParentTooSlow,
+  renderStarting,
+} from "../../views/render-rollout-start.js";
+import { type Answer, ephemeral, type SubcommandContext } from "./subcommand.js";
+
+export const argumentText = (a: RolloutArgument): string => (a.kind === "restart" ? "restart" : a.version);
+
+/**
+ * `/connect-roll <cluster> <version|restart> [--pace …]`: every check first (the answer is a refusal or "starting…");
+ * once the answer is sent, the thread's parent is posted and only then the rollout starts, in the background.
+ */
+export async function rolloutSubcommand(
+  command: Extract<Command, { kind: "rollout" }>,
+  ctx: SubcommandContext,
+): Promise<Answer> {
+  const { deps, caller } = ctx;
+  const argument = argumentText(command.argument);
+  const prepared = await prepareRollout(deps.usecases, {
+    cluster: command.cluster,
+    argument,
+    ...(command.pace === undefined ? {} : { pace: command.pace }),
+    requester: caller,
+  });
+  if (prepared.kind === "refused") return { reply: renderPrepareRefusal(prepared.reason, deps.commandName) };
+  return {
+    reply: renderStarting(command.cluster, argument),
+    after: () => start(prepared.rollout, { ...ctx, log: ctx.log.child({ cluster: command.cluster }) }),
+  };
+}
+
+async function start(rollout: PreparedRollout, ctx: SubcommandContext): Promise<void> {
+  const { deps, caller, log } = ctx;
+  const jobId = deps.newJobId();
+  const { channelId: channel } = caller;
+  const parentKey = threadKeys.parent(jobId);
+  const arg = rollout.target.argument;
+  const handle = deps.notifier.post(channel, startingParent(rollout.cluster, arg, caller.userId), {
+    key: parentKey,
+  });
+  const posted = await boundedTs(handle.ts, deps.parentWaitMs);
+  const tell = async (m: SlackMessage) => {
+    try {
+      await ctx.respond(ephemeral(m));
+    } catch {
+      await deps.api
+        .postEphemeral({ channel, user: caller.userId, ...m })
+        .catch((err: unknown) => log.error({ err }, "could not tell the user"));
+    }
+  };
+  if (posted.kind === "refused") {
+    log.warn({ slackError: posted.error }, "thread parent refused; rollout not started");
+    await tell(renderParentRefused(posted.error));
+    return;
+  }
+  if (posted.kind === "slow") {
+    log.warn({ jobId, waitedMs: deps.parentWaitMs }, "thread parent not posted in time; rollout not started");
+    // If Slack posts it after all, it must not look like a rollout that is starting.
+    handle.ts.then(
+      () =>
+        deps.notifier.update(
+          channel,
+          parentKey,
+          notStartedParent(rollout.cluster, arg, "Slack took too long to post this thread"),
+        ),
+      () => undefined,
+    );
+    await tell(renderParentTooSlow(deps.parentWaitMs));
+    return;
+  }
+  deps.onJobChannel(jobId, channel);
+  try {
+    const started = await startRollout(deps.usecases, rollout, { jobId, thread: { channel, ts: posted.ts } });
+    if (started.kind === "refused") {
+      deps.notifier.update(
+        channel,
+        parentKey,
+        notStartedParent(rollout.cluster, arg, "another rollout holds the lock"),
+      );
+      await tell(renderLocked(started.reason, deps.commandName));
+      return;
+    }
+    log.info({ jobId }, "rollout started");
+  } catch (err) {
+    log.error({ err, jobId }, "rollout could not start");
+    deps.notifier.update(
+      channel,
+      parentKey,
+      notStartedParent(rollout.cluster, arg, "the bot could not record the job"),
+    );
+    await tell(renderCouldNotStart(isAppError(err) ? err.message : null));
+  }
+}
+
+type Posted = { kind: "posted"; ts: string } | { kind: "refused"; error: string } | { kind: "slow" };
+
+/** The parent's ts, or why there is none within `waitMs`. */
+async function boundedTs(ts: Promise<string>, waitMs: number): Promise<Posted> {
+  let timer: NodeJS.Timeout | undefined;
+  const slow = new Promise<Posted>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: "slow" }), waitMs);
+  });
+  const outcome = ts.then(
+    (value): Posted => ({ kind: "posted", ts: value }),
+    (err: unknown): Posted => {
+      const failure = slackFailureOf(isAppError(err) ? err.cause : err);
+      return { kind: "refused", error: failure.kind === "permanent" ? failure.error : "closed" };
+    },
+  );
+  try {
+    return await Promise.race([outcome, slow]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,60 @@
+import { planVsRealityText } from "../core/rollout/plan-vs-reality.js";
+import { summarizeRollout } from "../core/rollout/summarize.js";
+import type { RunOutcome } from "../jobs/runner.js";
+import { type CliIo, ExitCode } from "./command.js";
+import { resumeCommand, writeSummary } from "./run-summary.js";
+
+export interface OutcomeContext {
+  readonly io: CliIo;
+  readonly json: boolean;
+  /** The command's flags (for the resume command). */
+  readonly values: Record<string, unknown>;
+  readonly cluster: string;
+  readonly argument: string;
+  /** The checkpoint outlives this process only in Redis. */
+  readonly withRedis: boolean;
+}
+
+/**
+ * How a run that started ended: plan vs reality and the summary line on stdout, what to do next on stderr, and the
+ * exit code (0 only when every worker settled on the target: a step continued past its gate by a person is not).
+ */
+export function reportOutcome(outcome: RunOutcome, c: OutcomeContext): number {
+  const { io } = c;
+  const base = summarizeRollout(outcome.state, Date.now());
+  const interrupted = outcome.kind === "lock-lost";
+  const target = outcome.state.target;
+  const resume = resumeCommand(
+    c.values,
+    c.cluster,
+    c.argument,
+    target.kind === "restart" ? (target.since ?? outcome.state.startedAt) : undefined,
+  );
+  const summary = interrupted ? { ...base, result: "interrupted" as const, resume } : base;
+  if (!c.json && summary.planVsReality !== null)
+    io.stdout.write(`plan vs reality: ${planVsRealityText(summary.planVsReality)}\n`);
+  writeSummary(
+    io,
+    c.json,
+    summary,
+    `${summary.totals.stepsDone}/${summary.totals.stepsTotal} steps, ${summary.totals.tasksMoved} task(s) moved; cluster: ${summary.clusterState}${interrupted ? `; resume with: ${resume}` : ""}`,
+  );
+  if (interrupted) {
+    io.stderr.write(
+      io.signal.aborted
+        ? c.withRedis
+          ? `connect-roll run: interrupted; the rollout's checkpoint is kept: resume it with: ${resume}\n`
+          : `connect-roll run: interrupted; without Redis the checkpoint ends with this process: check the cluster (connect-roll plan --config ${String(c.values.config)} ${c.cluster} ${c.argument}) before running again\n`
+        : `connect-roll run: the cluster lock was lost (Redis unreachable until the lease expired, or the lock was released or taken over); this run stopped without further restarts. If no other run or bot took it over, resume with: ${resume}\n`,
+    );
+    return ExitCode.Failed;
+  }
+  const unsettled = summary.steps.filter((s) => s.status !== "settled" && s.status !== "skipped");
+  if (summary.result === "succeeded" && unsettled.length > 0) {
+    io.stderr.write(
+      `connect-roll run: finished, but ${unsettled.map((s) => s.worker).join(", ")} did not pass the settle gate (continued by approval)\n`,
+    );
+    return ExitCode.Failed;
+  }
+  return summary.result === "succeeded" ? ExitCode.Ok : ExitCode.Failed;
+}

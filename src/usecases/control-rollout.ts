@@ -1,0 +1,104 @@
+import { isWithinChangeWindow } from "../config/change-window.js";
+import type { SlackThread } from "../jobs/job-record.js";
+import type { ControlAction, JobStore } from "../jobs/job-store.js";
+import { accessOf, channelAllowed, type Requester, requesterId } from "./access.js";
+import { authorizerOf, type RequestPolicy } from "./prepare-rollout.js";
+import {
+  type ChannelNotAllowed,
+  type NoActiveRollout,
+  type NotAuthorized,
+  type OutsideChangeWindow,
+  type Refused,
+  type RolloutFinished,
+  refused,
+  type UnknownCluster,
+} from "./refusals.js";
+
+export interface ControlDeps extends RequestPolicy {
+  readonly store: JobStore;
+}
+
+export interface ControlRequest {
+  readonly action: ControlAction;
+  readonly cluster: string;
+  readonly requester: Requester;
+}
+
+export type ControlRefusal =
+  | ChannelNotAllowed
+  | UnknownCluster
+  | OutsideChangeWindow
+  | NotAuthorized
+  | NoActiveRollout
+  | RolloutFinished;
+
+export interface ControlRequested {
+  readonly kind: "requested";
+  readonly action: ControlAction;
+  readonly cluster: string;
+  readonly jobId: string;
+  readonly thread: SlackThread | null;
+  /** An abort also answers the prompt the rollout was waiting on: its kind, else null. */
+  readonly answeredPrompt: string | null;
+  /** When it was recorded (wall clock). */
+  readonly at: number;
+}
+
+export type ControlResult = ControlRequested | Refused<ControlRefusal>;
+
+/**
+ * Pause, resume or abort a cluster's running rollout: recorded on the job (the runner applies it before the next
+ * restart); an abort also answers a waiting prompt "abort". Checks, in order: channel (Slack), cluster known, change
+ * window (resume only: it restarts workers again), requester — or, for abort, approver (Slack), a rollout running.
+ */
+export async function controlRollout(deps: ControlDeps, request: ControlRequest): Promise<ControlResult> {
+  const { config, store } = deps;
+  const { action, cluster, requester } = request;
+  const clusterConfig = config.clusters[cluster];
+  const access = accessOf(config, clusterConfig);
+  if (!channelAllowed(access, requester))
+    return refused({ kind: "channel-not-allowed", channels: access.channels });
+  if (clusterConfig === undefined)
+    return refused({ kind: "unknown-cluster", cluster, known: Object.keys(config.clusters) });
+  if (action === "resume") {
+    const window = isWithinChangeWindow(access.changeWindows, deps.now());
+    if (window.kind === "closed")
+      return refused({ kind: "outside-change-window", cluster, next: window.next, nextMs: window.nextMs });
+  }
+  if (requester.kind === "slack") {
+    const authorizer = authorizerOf(deps);
+    const asRequester = await authorizer.canRequest(requester.userId, access.requesters, { cluster });
+    // Requesters may pause, resume and abort; approvers may abort too.
+    const allowed =
+      action === "abort" && asRequester.kind === "denied"
+        ? await authorizer.canApprove(requester.userId, access.approvers, {
+            cluster,
+            requestedBy: "",
+            fourEyes: false,
+          })
+        : asRequester;
+    if (allowed.kind === "denied")
+      return refused({
+        kind: "not-authorized",
+        reason: asRequester.kind === "denied" ? asRequester.reason : "",
+      });
+  }
+  const job = (await store.listJobs({ cluster, unfinishedOnly: true })).at(-1);
+  if (job === undefined) return refused({ kind: "no-active-rollout", cluster });
+  const by = requesterId(requester);
+  const at = deps.now();
+  const result = await store.requestControl(job.id, { action, by, at });
+  if (result.kind === "finished")
+    return refused({ kind: "rollout-finished", cluster, status: result.status });
+  const prompt = action === "abort" ? job.pendingApproval : null;
+  if (prompt !== null) await store.decide(job.id, prompt.id, { decision: "abort", by, at });
+  return {
+    kind: "requested",
+    action,
+    cluster,
+    jobId: job.id,
+    thread: job.thread,
+    answeredPrompt: prompt?.kind ?? null,
+    at,
+  };
+}

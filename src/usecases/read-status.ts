@@ -1,0 +1,86 @@
+import type { RolloutState } from "../core/rollout/rollout-types.js";
+import type { HistoryEntry } from "../jobs/audit-and-history.js";
+import type { JobRecord } from "../jobs/job-record.js";
+import type { JobStore } from "../jobs/job-store.js";
+import { rolloutStateOf } from "../jobs/rollout-record.js";
+import { accessOf, channelAllowed, type Requester } from "./access.js";
+import type { RequestPolicy } from "./prepare-rollout.js";
+import { type ChannelNotAllowed, type Refused, refused, type UnknownCluster } from "./refusals.js";
+
+export interface ReadDeps extends RequestPolicy {
+  readonly store: JobStore;
+}
+
+/** An unfinished rollout: its record, its state (null when the record is of another schema version), its lock. */
+export interface RolloutStatus {
+  readonly job: JobRecord;
+  readonly state: RolloutState | null;
+  /** The replica holding the cluster's lock for this job, null when none does. */
+  readonly lockOwner: string | null;
+}
+
+export type ReadRefusal = ChannelNotAllowed | UnknownCluster;
+
+export type StatusResult =
+  | { readonly kind: "cluster"; readonly cluster: string; readonly rollouts: readonly RolloutStatus[] }
+  /** No cluster named: the caller shows every configured cluster (the Home tab's overview). */
+  | { readonly kind: "all-clusters" }
+  | Refused<ReadRefusal>;
+
+export type HistoryResult =
+  | { readonly kind: "history"; readonly cluster: string; readonly entries: readonly HistoryEntry[] }
+  | Refused<ReadRefusal>;
+
+/** Rollouts shown by `history`. */
+export const HISTORY_LIMIT = 10;
+
+/** Read paths honour the channel restriction too: status shows requesters and thread links. */
+function readRefusal(deps: ReadDeps, cluster: string | undefined, requester: Requester): ReadRefusal | null {
+  const { config } = deps;
+  const clusterConfig = cluster === undefined ? undefined : config.clusters[cluster];
+  const access = accessOf(config, clusterConfig);
+  if (!channelAllowed(access, requester)) return { kind: "channel-not-allowed", channels: access.channels };
+  if (cluster !== undefined && clusterConfig === undefined)
+    return { kind: "unknown-cluster", cluster, known: Object.keys(config.clusters) };
+  return null;
+}
+
+/** A cluster's unfinished rollouts and their lock, or (no cluster) the go-ahead to show every cluster. */
+export async function readStatus(
+  deps: ReadDeps,
+  request: { readonly cluster: string | undefined; readonly requester: Requester },
+): Promise<StatusResult> {
+  const { cluster } = request;
+  const refusal = readRefusal(deps, cluster, request.requester);
+  if (refusal) return refused(refusal);
+  if (cluster === undefined) return { kind: "all-clusters" };
+  const jobs = await deps.store.listJobs({ unfinishedOnly: true, cluster });
+  const rollouts: RolloutStatus[] = [];
+  for (const job of jobs) {
+    const holder = await deps.store.readLock(job.cluster);
+    rollouts.push({ job, state: stateOf(job), lockOwner: holder?.jobId === job.id ? holder.owner : null });
+  }
+  return { kind: "cluster", cluster, rollouts };
+}
+
+/** The cluster's last finished rollouts, newest first. */
+export async function readHistory(
+  deps: ReadDeps,
+  request: { readonly cluster: string; readonly requester: Requester },
+): Promise<HistoryResult> {
+  const refusal = readRefusal(deps, request.cluster, request.requester);
+  if (refusal) return refused(refusal);
+  return {
+    kind: "history",
+    cluster: request.cluster,
+    entries: await deps.store.history(request.cluster, HISTORY_LIMIT),
+  };
+}
+
+function stateOf(job: JobRecord): RolloutState | null {
+  try {
+    return rolloutStateOf(job);
+  } catch {
+    return null;
+  }
+}
