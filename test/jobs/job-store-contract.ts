@@ -4,8 +4,8 @@ import { type AppError, ErrorCode, isAppError } from "../../src/core/errors.js";
 import type { Decision, JobRecord } from "../../src/jobs/job-record.js";
 import type { JobStore, Lease } from "../../src/jobs/job-store.js";
 import { createLockKeeper } from "../../src/jobs/lock-keeper.js";
+import { waitFor } from "../support/wait-for.js";
 import { aHistoryEntry, aJob } from "./job-fixtures.js";
-import { sleep, waitFor } from "./wait-for.js";
 
 /** One backend for one test: a store, a second replica on the same data, and hooks to break things. */
 export interface JobStoreHarness {
@@ -16,6 +16,8 @@ export interface JobStoreHarness {
   corruptRecord(jobId: string, text: string): Promise<void>;
   /** Deletes a cluster's lock behind everyone's back (as if it expired or was flushed). */
   deleteLockKey(cluster: string): Promise<void>;
+  /** How many decision waiters listen for wake-ups about `jobId` (on any store of this backend). */
+  decisionListeners(jobId: string): Promise<number>;
   /** Closes the stores and removes everything the test wrote. */
   cleanup(): Promise<void>;
 }
@@ -27,6 +29,8 @@ export interface HarnessOptions {
 export type JobStoreFactory = (options?: HarnessOptions) => Promise<JobStoreHarness>;
 
 const TTL = 300;
+/** A poll interval no test waits out: a waiter given it only ever wakes up by a wake-up. */
+const NEVER_POLL_MS = 2_147_483_647;
 const silent = pino({ level: "silent" });
 
 async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<AppError> {
@@ -36,6 +40,21 @@ async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<A
   );
   if (!isAppError(error, code)) throw new Error(`expected AppError ${code}, got ${String(error)}`);
   return error;
+}
+
+/** Waits until nobody holds the cluster's lock (its lease expired: real time, the backend's clock). */
+async function lockExpired(store: JobStore, cluster: string, what: string): Promise<void> {
+  await waitFor(what, async () => (await store.readLock(cluster)) === null, { timeoutMs: 5000 });
+}
+
+/** The store's renewLock, calling `onRenew` first. */
+function counting(store: JobStore, onRenew: () => void): Pick<JobStore, "renewLock"> {
+  return {
+    renewLock(lease, ttlMs) {
+      onRenew();
+      return store.renewLock(lease, ttlMs);
+    },
+  };
 }
 
 async function leaseFor(store: JobStore, job: JobRecord, owner = "bot-a", ttlMs = TTL): Promise<Lease> {
@@ -71,14 +90,19 @@ export function jobStoreContract(name: string, factory: JobStoreFactory): void {
         expect(lost).toHaveLength(1);
         const winner = won[0]?.kind === "acquired" ? won[0].lease : undefined;
         expect(lost[0]).toMatchObject({ jobId: winner?.jobId, owner: winner?.owner });
-        expect(lost[0]?.since).toBeGreaterThan(Date.now() - 5000);
-        expect(lost[0]?.expiresAt).toBeGreaterThan(lost[0]?.since ?? Infinity);
+        expect(lost[0]?.since).toBeGreaterThan(Date.UTC(2024, 0, 1)); // epoch ms
+        expect(lost[0]?.expiresAt).toBe((lost[0]?.since ?? Number.NaN) + TTL);
         expect(await store.readLock("prod")).toEqual(lost[0]);
       });
 
       it("lets another acquire with a higher fence once the lease expires", async () => {
         const first = await store.acquireLock("prod", { jobId: "j1", owner: "bot-a", ttlMs: 200 });
-        await sleep(250);
+        expect(
+          await h.replica.acquireLock("prod", { jobId: "j2", owner: "bot-b", ttlMs: 200 }),
+        ).toMatchObject({
+          kind: "held",
+        });
+        await lockExpired(store, "prod", "the first lease to expire");
         const second = await h.replica.acquireLock("prod", { jobId: "j2", owner: "bot-b", ttlMs: 200 });
         if (first.kind !== "acquired" || second.kind !== "acquired") throw new Error("not acquired");
         expect(second.lease.fence).toBeGreaterThan(first.lease.fence);
@@ -96,11 +120,14 @@ export function jobStoreContract(name: string, factory: JobStoreFactory): void {
 
       it("renews while held, and refuses renewal after expiry", async () => {
         const lease = await leaseFor(store, aJob(), "bot-a", 200);
-        await sleep(120);
-        expect(await store.renewLock(lease, 200)).toBe(true);
-        await sleep(120);
-        expect(await store.readLock("prod")).not.toBeNull();
-        await sleep(250);
+        const before = await store.readLock("prod");
+        expect(await store.renewLock(lease, 400)).toBe(true);
+        const after = await store.readLock("prod");
+        // Renewed from the time of the renewal: at least 200 ms past the first expiry.
+        expect(
+          (after?.expiresAt ?? 0) - (before?.expiresAt ?? Number.POSITIVE_INFINITY),
+        ).toBeGreaterThanOrEqual(200);
+        await lockExpired(store, "prod", "the renewed lease to expire");
         expect(await store.renewLock(lease, 200)).toBe(false);
         expect(await store.readLock("prod")).toBeNull();
       });
@@ -122,31 +149,54 @@ export function jobStoreContract(name: string, factory: JobStoreFactory): void {
     describe("lock keeper", () => {
       it("keeps the lease alive past its ttl until stopped", async () => {
         const lease = await leaseFor(store, aJob(), "bot-a", 200);
+        const firstExpiry = (await store.readLock("prod"))?.expiresAt ?? 0;
         let lost = 0;
         const keeper = createLockKeeper({ store, lease, ttlMs: 200, logger: silent, onLost: () => lost++ });
-        await sleep(500);
+        // A renewal that expires 200 ms after the first expiry was made after it: the lease outlived its ttl.
+        await waitFor("the keeper to renew the lease past its first expiry", async () => {
+          const holder = await store.readLock("prod");
+          if (holder === null) throw new Error("the lease expired while the keeper ran");
+          return holder.expiresAt >= firstExpiry + 200;
+        });
         expect(keeper.signal.aborted).toBe(false);
         expect(await store.readLock("prod")).toMatchObject({ jobId: lease.jobId });
         keeper.stop();
-        await sleep(250);
-        expect(await store.readLock("prod")).toBeNull();
+        await lockExpired(store, "prod", "the lease to expire once the keeper stopped");
         expect(lost).toBe(0);
       });
 
       it("aborts its signal and calls onLost once when the lock key disappears", async () => {
         const lease = await leaseFor(store, aJob(), "bot-a", 240);
         const reasons: AppError[] = [];
+        let renewals = 0;
         const keeper = createLockKeeper({
-          store,
+          store: counting(store, () => renewals++),
           lease,
           ttlMs: 240,
           logger: silent,
           onLost: (r) => reasons.push(r),
         });
         await h.deleteLockKey("prod");
-        await waitFor(() => keeper.signal.aborted, 1000);
+        await waitFor("the keeper to notice the lock is gone", () => keeper.signal.aborted, {
+          timeoutMs: 1000,
+        });
         expect(isAppError(keeper.signal.reason, ErrorCode.LockLost)).toBe(true);
-        await sleep(300);
+        expect(reasons).toHaveLength(1);
+        // Nothing after: a keeper with the same ttl, started now, renews three times (a whole ttl, past the lost
+        // lease's own expiry timer) while the first renews nothing more and does not call onLost again.
+        const renewalsAtLoss = renewals;
+        const witnessLease = await leaseFor(store, aJob({ cluster: "witness" }), "bot-a", 240);
+        let witnessed = 0;
+        const witness = createLockKeeper({
+          store: counting(store, () => witnessed++),
+          lease: witnessLease,
+          ttlMs: 240,
+          logger: silent,
+          onLost: () => {},
+        });
+        await waitFor("a second keeper's third renewal", () => witnessed >= 3);
+        witness.stop();
+        expect(renewals).toBe(renewalsAtLoss);
         expect(reasons).toHaveLength(1);
         expect(reasons[0]?.code).toBe(ErrorCode.LockLost);
         keeper.stop();
@@ -176,7 +226,7 @@ export function jobStoreContract(name: string, factory: JobStoreFactory): void {
         await store.createJob(job);
         const old = await leaseFor(store, job, "bot-a", 200);
         await store.saveJob(old, { ...job, state: { step: 1 } });
-        await sleep(250);
+        await lockExpired(store, "prod", "the first runner's lease to expire");
         const orphans = await h.replica.findOrphans();
         expect(orphans.map((o) => o.id)).toEqual([job.id]);
         const taken = await h.replica.takeOver(job, "bot-b", TTL);
@@ -306,12 +356,24 @@ export function jobStoreContract(name: string, factory: JobStoreFactory): void {
       it("wakes a waiter as soon as a decision is recorded on any replica", async () => {
         const job = await awaiting("ap-3");
         const controller = new AbortController();
-        const started = Date.now();
-        const wait = store.waitForDecision(job.id, "ap-3", { signal: controller.signal, pollMs: 10_000 });
-        await sleep(50);
+        let woken: Decision | undefined;
+        const wait = store.waitForDecision(job.id, "ap-3", {
+          signal: controller.signal,
+          pollMs: NEVER_POLL_MS,
+        });
+        void wait.then((d) => {
+          woken = d;
+        });
+        await waitFor(
+          "the waiter to listen for wake-ups",
+          async () => (await h.decisionListeners(job.id)) > 0,
+        );
+        expect(woken).toBeUndefined();
         expect(await h.replica.decide(job.id, "ap-3", decision("U7"))).toEqual({ kind: "recorded" });
-        expect(await wait).toEqual(decision("U7"));
-        expect(Date.now() - started).toBeLessThan(2000);
+        // It never polls again: only the wake-up can end the wait.
+        expect(
+          await waitFor("the waiter to wake up with the decision", () => woken, { timeoutMs: 5000 }),
+        ).toEqual(decision("U7"));
       });
 
       it("returns a decision recorded before the wait began, and rejects on abort", async () => {
