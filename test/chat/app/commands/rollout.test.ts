@@ -44,6 +44,8 @@ describe("/connect-roll <cluster> <version>", () => {
     expect(harness.parents()).toHaveLength(1);
     expect(harness.sim.cluster.state().workers.every((w) => w.version.startsWith("3.7"))).toBe(true);
     expect(harness.fake.calls("chat.postMessage")[0]?.params.channel).toBe(CHANNEL);
-    expect(REQUESTER).toBeTruthy();
+    // Attributed to whoever ran the command (the harness's default user), in the parent and the report.
+    expect(textOf(harness.thread(parent.ts).parent)).toContain(`Requested by <@${REQUESTER}>`);
+    expect(textOf(report)).toContain(`requested by <@${REQUESTER}>`);
   });
 });
