@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createHomeTab } from "../../src/chat/home-tab.js";
 import type { SlackWebApi } from "../../src/chat/slack-web-api.js";
 import type { ClusterOverview } from "../../src/chat/views/render-overview.js";
+import { waitFor } from "../support/wait-for.js";
 
 const idle = (cluster: string): ClusterOverview => ({
   cluster,
@@ -27,14 +28,6 @@ function recordingApi(fail = new Set<string>()) {
   return { api, published };
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what} not met`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 describe("home tab publisher", () => {
   it("publishes on open, republishes a viewer's tab only when the overview changed, and survives a failing viewer", async () => {
     let overviews = [idle("a")];
@@ -56,13 +49,13 @@ describe("home tab publisher", () => {
 
     const readsBefore = reads;
     tab.refresh();
-    await until(() => reads > readsBefore, "re-read");
+    await waitFor("the overview re-read", () => reads > readsBefore);
     // Nothing changed for U1; UBROKEN never got its view, so it is tried again (and fails again, quietly).
     expect(published.map((p) => p.user)).toEqual(["U1"]);
 
     overviews = [idle("a"), idle("b")];
     tab.refresh();
-    await until(() => published.length === 2, "republished after a change");
+    await waitFor("the tab republished after a change", () => published.length === 2);
     expect(published[1]).toMatchObject({ user: "U1" });
     await tab.stop();
     tab.refresh();

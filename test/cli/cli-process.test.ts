@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+import { waitFor } from "../support/wait-for.js";
 import { type SpawnedCli, spawnCli, spawnConnectRoll } from "./support/spawn-cli.js";
 
 /**
@@ -116,7 +117,7 @@ describe("servers started through npm stop on kill <npm's pid>", () => {
     await p.exited;
     await expect(fetch(`${controlUrl}/sim/state`)).rejects.toThrow();
     // Nothing of the group survives npm (the sim used to keep running as an orphan of tsx).
-    await waitUntil(() => !p.groupAlive());
+    await waitFor("the process group to exit", () => !p.groupAlive());
   }, 30_000);
 
   it("npm run demo", async () => {
@@ -125,12 +126,7 @@ describe("servers started through npm stop on kill <npm's pid>", () => {
     expect((await fetch(url)).status).toBe(200);
     process.kill(p.pid, "SIGTERM");
     await p.exited;
-    await waitUntil(() => !p.groupAlive());
+    await waitFor("the process group to exit", () => !p.groupAlive());
     await expect(fetch(url)).rejects.toThrow();
   }, 40_000);
 });
-
-/** Awaits a condition that becomes true through other processes' actions (checked on each turn of the loop). */
-async function waitUntil(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
-}

@@ -1,6 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createRootLogger } from "../../src/cli/create-logger.js";
+import { waitFor } from "../support/wait-for.js";
 
 describe("root logger", () => {
   it("redacts tokens, secrets, passwords and auth headers wherever they appear", async () => {
@@ -21,8 +22,7 @@ describe("root logger", () => {
       "configured",
     );
     logger.flush();
-    await new Promise((r) => setImmediate(r));
-    expect(text).toContain('"cluster":"prod"');
+    await waitFor("the log line", () => text.includes('"cluster":"prod"'));
     for (const secret of [
       "xoxb-secret-1",
       "hunter2",

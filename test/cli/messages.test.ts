@@ -15,6 +15,7 @@ import type { PendingApproval } from "../../src/core/rollout/rollout-types.js";
 import { createSimRestarter } from "../../src/restart/sim/sim-restarter.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
+import { waitFor } from "../support/wait-for.js";
 
 /** Messages that said something untrue (issue 15, item 8). */
 
@@ -134,11 +135,11 @@ describe("an interrupted run without Redis", () => {
       consecutivePolls: 2,
     });
     await writeFile(config, stringify({ clusters: { sim: cluster } }));
-    while (
-      sim.cluster.state().leader === null ||
-      !sim.cluster.state().tasks.every((t) => t.state === "RUNNING")
-    )
-      await new Promise((r) => setTimeout(r, 20));
+    await waitFor(
+      "a leader and every task RUNNING",
+      () =>
+        sim.cluster.state().leader !== null && sim.cluster.state().tasks.every((t) => t.state === "RUNNING"),
+    );
   });
   afterAll(async () => {
     await sim.close();
@@ -152,7 +153,7 @@ describe("an interrupted run without Redis", () => {
       ["run", "--config", config, "sim", "restart", "--yes"],
       io,
     );
-    while (!io.out().includes("step 1: restarting")) await new Promise((r) => setTimeout(r, 10));
+    await waitFor("run to start step 1", () => io.out().includes("step 1: restarting"));
     controller.abort(new Error("SIGINT"));
     expect(await running).toBe(1);
     expect(io.err()).not.toContain("checkpoint is kept");

@@ -9,6 +9,7 @@ import { runCli } from "../../src/cli/main.js";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
+import { waitFor } from "../support/wait-for.js";
 
 /** Plans that tell the truth (issue 15, item 7): why no window formed, a configurable margin, downgrades. */
 
@@ -105,11 +106,12 @@ describe("run says what plan adds", () => {
       });
       const file = join(tmpdir(), `connect-roll-run-notes-${process.pid}.yml`);
       await writeFile(file, stringify({ clusters: { sim: cluster } }));
-      while (
-        live.cluster.state().leader === null ||
-        !live.cluster.state().tasks.every((t) => t.state === "RUNNING")
-      )
-        await new Promise((r) => setTimeout(r, 20));
+      await waitFor(
+        "a leader and every task RUNNING",
+        () =>
+          live.cluster.state().leader !== null &&
+          live.cluster.state().tasks.every((t) => t.state === "RUNNING"),
+      );
       const io = captureIo();
       const code = await runCli(
         { version: "0", commands: [runCommand] },

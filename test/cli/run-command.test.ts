@@ -8,6 +8,7 @@ import { runCli } from "../../src/cli/main.js";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
+import { waitFor } from "../support/wait-for.js";
 
 const program = { version: "0.0.0", commands: [runCommand] };
 let sim: RunningSim;
@@ -39,14 +40,10 @@ beforeAll(async () => {
   });
   await writeFile(config, stringify({ clusters: { sim: cluster } }));
   // Real time: let the simulated cluster finish its first rebalance and start every task.
-  const deadline = Date.now() + 10_000;
-  while (
-    !sim.cluster.state().tasks.every((t) => t.state === "RUNNING") ||
-    sim.cluster.state().tasks.length === 0
-  ) {
-    if (Date.now() > deadline) throw new Error("simulator did not start its tasks");
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor("the simulator to start every task", () => {
+    const tasks = sim.cluster.state().tasks;
+    return tasks.length > 0 && tasks.every((t) => t.state === "RUNNING");
+  });
 });
 afterAll(async () => {
   await sim.close();

@@ -11,9 +11,9 @@ import { runCli } from "../../src/cli/main.js";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { createRedisJobStore } from "../../src/jobs/redis-job-store.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
-import { waitFor } from "../jobs/wait-for.js";
 import { captureIo } from "../support/capture-io.js";
 import { sendSlashCommand } from "../support/send-slash-command.js";
+import { waitFor } from "../support/wait-for.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SECRET = "serve-test-signing-secret";
@@ -90,10 +90,14 @@ describe("connect-roll serve", () => {
     const program = { version: "0.0.0", commands: [serveCommand] };
     const exit = runCli(program, ["serve", "--config", config], io);
     try {
-      await waitFor(async () => {
-        const r = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
-        return r?.status === 200;
-      }, 15_000);
+      await waitFor(
+        "serve to answer /healthz",
+        async () => {
+          const r = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
+          return r?.status === 200;
+        },
+        { timeoutMs: 15_000 },
+      );
       const response = await sendSlashCommand({
         port,
         secret: SECRET,

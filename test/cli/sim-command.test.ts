@@ -6,6 +6,7 @@ import { configCheckCommand } from "../../src/cli/commands/config-check.js";
 import { simCommand } from "../../src/cli/commands/sim.js";
 import { runCli } from "../../src/cli/main.js";
 import { captureIo } from "../support/capture-io.js";
+import { waitFor } from "../support/wait-for.js";
 
 const program = { version: "0.0.0", commands: [simCommand, configCheckCommand] };
 
@@ -30,8 +31,7 @@ describe("connect-roll sim", () => {
       ],
       io,
     );
-    const deadline = Date.now() + 10_000;
-    while (!io.out().includes("\n") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor("sim's JSON line", () => io.out().includes("\n"));
     const line = JSON.parse(io.out().split("\n")[0] ?? "{}") as {
       controlUrl: string;
       workers: { url: string; metricsUrl: string }[];
@@ -51,7 +51,7 @@ describe("connect-roll sim", () => {
     const controller = new AbortController();
     const io = { ...captureIo(), signal: controller.signal };
     const running = runCli(program, ["sim", "--workers", "3", "--connectors", "2"], io);
-    while (!io.out().includes("\n")) await new Promise((r) => setImmediate(r));
+    await waitFor("sim's JSON line", () => io.out().includes("\n"));
     const line = JSON.parse(io.out().split("\n")[0] ?? "{}") as { leader: string | null };
     expect(line.leader).toMatch(/^worker-\d$/);
     controller.abort();

@@ -5,6 +5,7 @@ import { createHttpClient, type HttpClient, type HttpClientOptions } from "../..
 import { backoffDelay } from "../../src/connect/http-retry.js";
 import { redactUrl } from "../../src/connect/url-credentials.js";
 import { AppError, ErrorCode, isAppError } from "../../src/core/errors.js";
+import { waitFor } from "../support/wait-for.js";
 import { REBALANCE_ERROR, serverInfo } from "./connect-fixtures.js";
 import {
   type LoopbackServer,
@@ -98,17 +99,19 @@ describe("http client", () => {
   });
 
   it("times out on a server that never answers, within the configured time", async () => {
-    const s = await server(() => undefined);
+    let abandoned = 0;
+    const s = await server((req) => {
+      req.socket.once("close", () => abandoned++);
+    });
     const c = client({ timeoutMs: 150, retries: 1 });
-    const started = Date.now();
     const err = await failure(c.getJson({ url: `${s.url}/` }));
-    const elapsed = Date.now() - started;
     expect(err.code).toBe(ErrorCode.ConnectTimeout);
     expect(err.retryable).toBe(true);
     expect(err.details).toMatchObject({ url: `${s.url}/`, timeoutMs: 150 });
     expect(c.calls()).toBe(2);
-    expect(elapsed).toBeGreaterThanOrEqual(290);
-    expect(elapsed).toBeLessThan(2 * 150 + 400);
+    expect(s.requests).toHaveLength(2);
+    // The client gave up on each attempt (closed its connection); the server never answered either.
+    await waitFor("the server to see both connections closed by the client", () => abandoned === 2);
   });
 
   it("times out when the body stalls after the headers", async () => {
@@ -224,18 +227,33 @@ describe("http client", () => {
     const c = client({ timeoutMs: 5_000 });
     const controller = new AbortController();
     const reason = new Error("rollout aborted");
-    setTimeout(() => controller.abort(reason), 30);
-    await expect(c.send({ url: `${s.url}/`, signal: controller.signal })).rejects.toBe(reason);
+    const sent = c.send({ url: `${s.url}/`, signal: controller.signal });
+    await waitFor("the request to reach the server", () => s.requests.length === 1);
+    controller.abort(reason);
+    await expect(sent).rejects.toBe(reason);
   });
 
   it("rejects with the caller's reason when aborted during a backoff (real timer)", async () => {
     const url = await refusedUrl();
-    const c = createHttpClient({ timeoutMs: 500, retries: 5, backoffBaseMs: 5_000, backoffMaxMs: 5_000 });
+    let backingOff = false;
+    const c = createHttpClient({
+      timeoutMs: 500,
+      retries: 5,
+      backoffBaseMs: 5_000,
+      backoffMaxMs: 5_000,
+      // Drawn for the backoff's jitter, right before the (real) backoff timer starts.
+      random: () => {
+        backingOff = true;
+        return 0.5;
+      },
+    });
     clients.push(c);
     const controller = new AbortController();
     const reason = new Error("rollout aborted");
-    setTimeout(() => controller.abort(reason), 50);
-    await expect(c.send({ url: `${url}/`, signal: controller.signal })).rejects.toBe(reason);
+    const sent = c.send({ url: `${url}/`, signal: controller.signal });
+    await waitFor("the first attempt to fail and the backoff to start", () => backingOff);
+    controller.abort(reason);
+    await expect(sent).rejects.toBe(reason);
     expect(c.calls()).toBe(1);
   });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAppError } from "../../src/core/errors.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { spawnCli } from "../cli/support/spawn-cli.js";
+import { waitFor } from "../support/wait-for.js";
 import { SCRIPT, SSH_USER, type Sshd, sshTarget, startSshd } from "./sshd-fixture.js";
 
 /**
@@ -61,7 +62,10 @@ describe("restart a worker over ssh (deploy/vm)", () => {
       });
       expect(receipt.detail).toBeTruthy();
       // The simulator counts the restart once the worker is started again.
-      while ((await restartsOf("worker-2")) < before + 1) await new Promise((res) => setTimeout(res, 20));
+      await waitFor(
+        "the simulator to count worker-2's restart",
+        async () => (await restartsOf("worker-2")) >= before + 1,
+      );
       expect(await restartsOf("worker-2")).toBe(before + 1);
     } finally {
       await r.close();
@@ -78,8 +82,10 @@ describe("restart a worker over ssh (deploy/vm)", () => {
         image: null,
         stepId: "s2",
       });
-      while (sim.cluster.state().workers.find((w) => w.name === "worker-2")?.version !== "3.7.1")
-        await new Promise((res) => setTimeout(res, 20));
+      await waitFor(
+        "worker-2 on 3.7.1 in the simulator",
+        () => sim.cluster.state().workers.find((w) => w.name === "worker-2")?.version === "3.7.1",
+      );
       expect(sim.cluster.state().workers.find((w) => w.name === "worker-1")?.version).toBe("3.6.1");
     } finally {
       await r.close();

@@ -2,14 +2,15 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { ErrorCode, isAppError } from "../../src/core/errors.js";
 import type { Decision, JobRecord } from "../../src/jobs/job-record.js";
 import type { JobStore } from "../../src/jobs/job-store.js";
+import { waitFor } from "../support/wait-for.js";
 import { aHistoryEntry, aJob } from "./job-fixtures.js";
 import {
   type ContractContext,
   expectCode,
   type JobStoreHarness,
   leaseFor,
+  NEVER_POLL_MS,
 } from "./job-store-contract-support.js";
-import { sleep } from "./wait-for.js";
 
 /** Approval decisions and their waiters, audit and history, close and ping. */
 export function decisionAndAuditContract(t: ContractContext): void {
@@ -66,12 +67,21 @@ export function decisionAndAuditContract(t: ContractContext): void {
     it("wakes a waiter as soon as a decision is recorded on any replica", async () => {
       const job = await awaiting("ap-3");
       const controller = new AbortController();
-      const started = Date.now();
-      const wait = store.waitForDecision(job.id, "ap-3", { signal: controller.signal, pollMs: 10_000 });
-      await sleep(50);
+      let woken: Decision | undefined;
+      const wait = store.waitForDecision(job.id, "ap-3", {
+        signal: controller.signal,
+        pollMs: NEVER_POLL_MS,
+      });
+      void wait.then((d) => {
+        woken = d;
+      });
+      await waitFor("the waiter to listen for wake-ups", async () => (await h.decisionListeners(job.id)) > 0);
+      expect(woken).toBeUndefined();
       expect(await h.replica.decide(job.id, "ap-3", decision("U7"))).toEqual({ kind: "recorded" });
-      expect(await wait).toEqual(decision("U7"));
-      expect(Date.now() - started).toBeLessThan(2000);
+      // It never polls again: only the wake-up can end the wait.
+      expect(
+        await waitFor("the waiter to wake up with the decision", () => woken, { timeoutMs: 5000 }),
+      ).toEqual(decision("U7"));
     });
 
     it("returns a decision recorded before the wait began, and rejects on abort", async () => {

@@ -8,6 +8,7 @@ import {
   expectCode,
   type JobStoreHarness,
   leaseFor,
+  lockExpired,
   silent,
   TTL,
 } from "./job-store-contract-support.js";
@@ -34,14 +35,17 @@ export function lockContract(t: ContractContext): void {
       expect(lost).toHaveLength(1);
       const winner = won[0]?.kind === "acquired" ? won[0].lease : undefined;
       expect(lost[0]).toMatchObject({ jobId: winner?.jobId, owner: winner?.owner });
-      expect(lost[0]?.since).toBeGreaterThan(Date.now() - 5000);
-      expect(lost[0]?.expiresAt).toBeGreaterThan(lost[0]?.since ?? Infinity);
+      expect(lost[0]?.since).toBeGreaterThan(Date.UTC(2024, 0, 1)); // epoch ms
+      expect(lost[0]?.expiresAt).toBe((lost[0]?.since ?? Number.NaN) + TTL);
       expect(await store.readLock("prod")).toEqual(lost[0]);
     });
 
     it("lets another acquire with a higher fence once the lease expires", async () => {
       const first = await store.acquireLock("prod", { jobId: "j1", owner: "bot-a", ttlMs: 200 });
-      await sleep(250);
+      expect(await h.replica.acquireLock("prod", { jobId: "j2", owner: "bot-b", ttlMs: 200 })).toMatchObject({
+        kind: "held",
+      });
+      await lockExpired(store, "prod", "the first lease to expire");
       const second = await h.replica.acquireLock("prod", { jobId: "j2", owner: "bot-b", ttlMs: 200 });
       if (first.kind !== "acquired" || second.kind !== "acquired") throw new Error("not acquired");
       expect(second.lease.fence).toBeGreaterThan(first.lease.fence);
@@ -59,11 +63,14 @@ export function lockContract(t: ContractContext): void {
 
     it("renews while held, and refuses renewal after expiry", async () => {
       const lease = await leaseFor(store, aJob(), "bot-a", 200);
-      await sleep(120);
-      expect(await store.renewLock(lease, 200)).toBe(true);
-      await sleep(120);
-      expect(await store.readLock("prod")).not.toBeNull();
-      await sleep(250);
+      const before = await store.readLock("prod");
+      expect(await store.renewLock(lease, 400)).toBe(true);
+      const after = await store.readLock("prod");
+      // Renewed from the time of the renewal: at least 200 ms past the first expiry.
+      expect(
+        (after?.expiresAt ?? 0) - (before?.expiresAt ?? Number.POSITIVE_INFINITY),
+      ).toBeGreaterThanOrEqual(200);
+      await lockExpired(store, "prod", "the renewed lease to expire");
       expect(await store.renewLock(lease, 200)).toBe(false);
       expect(await store.readLock("prod")).toBeNull();
     });
@@ -109,8 +116,7 @@ export function lockContract(t: ContractContext): void {
       expect(keeper.signal.aborted).toBe(false);
       expect(await store.readLock("prod")).toMatchObject({ jobId: lease.jobId });
       keeper.stop();
-      await sleep(250); // the last renewal's ttl runs out in the store
-      expect(await store.readLock("prod")).toBeNull();
+      await lockExpired(store, "prod", "the last renewal's ttl to run out in the store");
       expect(lost).toBe(0);
     });
 

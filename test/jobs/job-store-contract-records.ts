@@ -7,9 +7,9 @@ import {
   expectCode,
   type JobStoreHarness,
   leaseFor,
+  lockExpired,
   TTL,
 } from "./job-store-contract-support.js";
-import { sleep } from "./wait-for.js";
 
 /** Job records, takeovers and orphans, control requests, Slack message ts. */
 export function recordContract(t: ContractContext): void {
@@ -42,7 +42,7 @@ export function recordContract(t: ContractContext): void {
       await store.createJob(job);
       const old = await leaseFor(store, job, "bot-a", 200);
       await store.saveJob(old, { ...job, state: { step: 1 } });
-      await sleep(250);
+      await lockExpired(store, "prod", "the first runner's lease to expire");
       const orphans = await h.replica.findOrphans();
       expect(orphans.map((o) => o.id)).toEqual([job.id]);
       const taken = await h.replica.takeOver(job, "bot-b", TTL);

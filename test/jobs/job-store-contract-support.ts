@@ -2,6 +2,7 @@ import { pino } from "pino";
 import { type AppError, type ErrorCode, isAppError } from "../../src/core/errors.js";
 import type { JobRecord } from "../../src/jobs/job-record.js";
 import type { JobStore, Lease } from "../../src/jobs/job-store.js";
+import { waitFor } from "../support/wait-for.js";
 
 /** One backend for one test: a store, a second replica on the same data, and hooks to break things. */
 export interface JobStoreHarness {
@@ -12,6 +13,8 @@ export interface JobStoreHarness {
   corruptRecord(jobId: string, text: string): Promise<void>;
   /** Deletes a cluster's lock behind everyone's back (as if it expired or was flushed). */
   deleteLockKey(cluster: string): Promise<void>;
+  /** How many decision waiters listen for wake-ups about `jobId` (on any store of this backend). */
+  decisionListeners(jobId: string): Promise<number>;
   /** Closes the stores and removes everything the test wrote. */
   cleanup(): Promise<void>;
 }
@@ -32,6 +35,8 @@ export interface ContractContext {
 }
 
 export const TTL = 300;
+/** A poll interval no test waits out: a waiter given it only ever wakes up by a wake-up. */
+export const NEVER_POLL_MS = 2_147_483_647;
 export const silent = pino({ level: "silent" });
 
 export async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<AppError> {
@@ -41,6 +46,11 @@ export async function expectCode(promise: Promise<unknown>, code: ErrorCode): Pr
   );
   if (!isAppError(error, code)) throw new Error(`expected AppError ${code}, got ${String(error)}`);
   return error;
+}
+
+/** Waits until nobody holds the cluster's lock (its lease expired: real time, the backend's clock). */
+export async function lockExpired(store: JobStore, cluster: string, what: string): Promise<void> {
+  await waitFor(what, async () => (await store.readLock(cluster)) === null, { timeoutMs: 5000 });
 }
 
 export async function leaseFor(

@@ -17,6 +17,9 @@ jobStoreContract("memory", async (options = {}) => {
     async deleteLockKey(cluster) {
       data.locks.delete(cluster);
     },
+    async decisionListeners(jobId) {
+      return data.waiters.get(jobId)?.size ?? 0;
+    },
     async cleanup() {
       await store.close();
       await replica.close();

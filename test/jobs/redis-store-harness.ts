@@ -27,6 +27,16 @@ export function redisStoreHarness(
     async deleteLockKey(cluster) {
       await redis.del(keys.lock(cluster));
     },
+    async decisionListeners(jobId) {
+      // A Cluster node counts only its own clients' subscriptions: ask every master.
+      const nodes = "nodes" in redis ? redis.nodes("master") : [redis];
+      let count = 0;
+      for (const node of nodes) {
+        const reply = (await node.call("PUBSUB", "NUMSUB", keys.decisionChannel(jobId))) as [string, number];
+        count += Number(reply[1]);
+      }
+      return count;
+    },
     async cleanup() {
       await store.close();
       await replica.close();

@@ -1,10 +1,11 @@
-/** Polls `condition` until it is true or `timeoutMs` passes (then throws). */
+import { waitFor as waitForNamed } from "../support/wait-for.js";
+
+/**
+ * The older form lock-keeper.test.ts uses, kept for it: polls `condition` until it is true or `timeoutMs` passes.
+ * Everything else uses test/support/wait-for.ts directly, with a name for what it waits for.
+ */
 export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(5);
-  }
+  await waitForNamed("the condition", condition, { timeoutMs, intervalMs: 5 });
 }
 
 /** Only for waiting out a TTL, where the passing of time is the point. */

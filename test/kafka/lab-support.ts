@@ -8,6 +8,7 @@ import { runCli } from "../../src/cli/main.js";
 import { checkoutRestartCommand, labClusterConfig } from "../../src/composition/lab-cluster-config.js";
 import { type LabOptions, type RunningLab, startLab } from "../../src/lab/start-lab.js";
 import type { SimState } from "../../src/sim/sim-types.js";
+import { waitFor } from "../support/wait-for.js";
 
 export type LabState = SimState & { dataFlow: { maxGapMs: number; perTask: Record<string, number> } };
 
@@ -36,18 +37,13 @@ export async function labState(lab: RunningLab): Promise<LabState> {
   ).json()) as LabState;
 }
 
-export async function until<T>(
+/** test/support/wait-for.ts's `waitFor` at the lab's pace: every 200 ms, for up to 3 minutes by default. */
+export function until<T>(
   what: string,
   probe: () => Promise<T | null | undefined | false>,
   timeoutMs = 180_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== null && v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  return waitFor(what, probe, { timeoutMs, intervalMs: 200 });
 }
 
 /** A lab and a connect-roll config for it (cluster `lab`, the command executor). */

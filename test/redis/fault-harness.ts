@@ -8,6 +8,7 @@ import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+import { waitFor } from "../support/wait-for.js";
 
 const program = { version: "0.0.0", commands: [runCommand] };
 
@@ -50,10 +51,10 @@ export async function startFaultCluster(
     consecutivePolls: 2,
   });
   await writeFile(config, stringify({ clusters: { sim: { ...cluster, ...extra } } }));
-  await until(() => {
+  await waitFor("every simulated task RUNNING", () => {
     const tasks = sim.cluster.state().tasks;
     return tasks.length > 0 && tasks.every((t) => t.state === "RUNNING");
-  }, 10_000);
+  });
   const restarts = () => {
     const counts = sim.cluster.state().counters.restarts;
     return sim.workers.map((w) => counts[w.name] ?? 0);
@@ -108,15 +109,6 @@ export function startRun(
         .map((l) => JSON.parse(l) as { kind: string }),
     interrupt: () => controller.abort(),
   };
-}
-
-/** Polls until `condition` holds (no fixed sleeps). */
-export async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** The last summary line of a run's JSON output. */

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { type FaultCluster, startFaultCluster, startRun, summaryOf, until } from "./fault-harness.js";
+import { waitFor } from "../support/wait-for.js";
+import { type FaultCluster, startFaultCluster, startRun, summaryOf } from "./fault-harness.js";
 import { startRedisCluster } from "./redis-cluster-fixture.js";
 import { SENTINEL_BIN, startSentinelGroup } from "./redis-sentinel-fixture.js";
 
@@ -32,7 +33,7 @@ describe.skipIf(!existsSync("/usr/bin/redis-cli"))("Redis Cluster (3 masters on 
       CONNECT_ROLL_LOCK_TTL_MS: "3000",
     });
     // One runner at a time on a Redis Cluster too: a second run of the same cluster is refused while the first runs.
-    await until(() => roll.restartCount() >= 1, 20_000);
+    await waitFor("the first restart", () => roll.restartCount() >= 1, { timeoutMs: 20_000 });
     const other = startRun(roll.config, "v3.7.1", {
       REDIS_URL: url,
       CONNECT_ROLL_REDIS_PREFIX: "ha:",
@@ -67,10 +68,16 @@ describe.skipIf(SENTINEL_BIN === null)("Redis Sentinel", () => {
       first.interrupt();
       await first.done;
     });
-    await until(() => roll.restartCount() >= 1, 20_000);
+    await waitFor("the first restart", () => roll.restartCount() >= 1, { timeoutMs: 20_000 });
     // The master dies; the sentinels promote the replica.
     await group.master.kill();
-    await until(async () => (await group.masterPort()) === group.replica.port, 20_000);
+    await waitFor(
+      "the sentinels to promote the replica",
+      async () => (await group.masterPort()) === group.replica.port,
+      {
+        timeoutMs: 20_000,
+      },
+    );
     const firstExit = await first.done;
     let finished = firstExit === 0;
     if (!finished) {

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { until } from "./fault-harness.js";
+import { waitFor } from "../support/wait-for.js";
 import { type RedisServerProcess, startRedisServer } from "./redis-server-process.js";
 
 /** Three redis-server processes in cluster mode on loopback ports of their own, joined as 3 masters (no replicas). */
@@ -30,7 +30,13 @@ export async function startRedisCluster(): Promise<{
     ]);
     for (const n of nodes) {
       const admin = n.admin();
-      await until(async () => /cluster_state:ok/.test(String(await admin.call("CLUSTER", "INFO"))), 15_000);
+      await waitFor(
+        `cluster_state:ok on ${n.port}`,
+        async () => /cluster_state:ok/.test(String(await admin.call("CLUSTER", "INFO"))),
+        {
+          timeoutMs: 15_000,
+        },
+      );
       await admin.quit();
     }
   } catch (error) {

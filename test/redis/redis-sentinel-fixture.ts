@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { until } from "./fault-harness.js";
+import { waitFor } from "../support/wait-for.js";
 import { freePort, type RedisServerProcess, startRedisServer } from "./redis-server-process.js";
 
 /** Debian's redis-sentinel (the same binary as redis-server, in sentinel mode), or null when it is not installed. */
@@ -34,7 +34,13 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
     started.push(replica);
     const admin = replica.admin();
     await admin.call("REPLICAOF", "127.0.0.1", String(master.port));
-    await until(async () => /master_link_status:up/.test(await admin.info("replication")), 10_000);
+    await waitFor(
+      "the replica's link to the master",
+      async () => /master_link_status:up/.test(await admin.info("replication")),
+      {
+        timeoutMs: 10_000,
+      },
+    );
     await admin.quit();
     const sentinels: RedisServerProcess[] = [];
     for (let i = 0; i < 3; i++) {
@@ -71,11 +77,15 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
         probe.disconnect();
       }
     };
-    await until(async () => {
-      const fields = await ask("MASTER", "roll");
-      const get = (k: string) => fields[fields.indexOf(k) + 1];
-      return Number(get("num-other-sentinels")) === 2 && Number(get("num-slaves")) === 1;
-    }, 20_000);
+    await waitFor(
+      "the sentinels to see each other and the replica",
+      async () => {
+        const fields = await ask("MASTER", "roll");
+        const get = (k: string) => fields[fields.indexOf(k) + 1];
+        return Number(get("num-other-sentinels")) === 2 && Number(get("num-slaves")) === 1;
+      },
+      { timeoutMs: 20_000 },
+    );
     return {
       master,
       replica,

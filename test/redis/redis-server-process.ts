@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ConnectionOptions } from "node:tls";
 import { Redis } from "ioredis";
+import { waitFor } from "../support/wait-for.js";
 
 /**
  * A redis-server (or redis-sentinel) process of a test's own, on a loopback port of its own, stopped by its pid.
@@ -60,31 +61,31 @@ async function waitForPing(
   tls?: ConnectionOptions,
   timeoutMs = 10_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`redis on ${port} exited with ${child.exitCode}`);
-    const probe = new Redis({
-      host: "127.0.0.1",
-      port,
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-      enableOfflineQueue: false,
-      ...(tls ? { tls } : {}),
-    });
-    probe.on("error", () => undefined);
-    try {
-      await probe.connect();
-      const reply = await probe.ping();
-      if (reply === "PONG") return;
-    } catch {
-      // not up yet
-    } finally {
-      probe.disconnect();
-    }
-    if (Date.now() > deadline) throw new Error(`redis on ${port} did not answer within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(
+    `redis on ${port} to answer PING`,
+    async () => {
+      if (child.exitCode !== null) throw new Error(`redis on ${port} exited with ${child.exitCode}`);
+      const probe = new Redis({
+        host: "127.0.0.1",
+        port,
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+        enableOfflineQueue: false,
+        ...(tls ? { tls } : {}),
+      });
+      probe.on("error", () => undefined);
+      try {
+        await probe.connect();
+        return (await probe.ping()) === "PONG";
+      } catch {
+        return false; // not up yet
+      } finally {
+        probe.disconnect();
+      }
+    },
+    { timeoutMs, intervalMs: 25 },
+  );
 }
 
 function exited(child: ChildProcess): Promise<void> {

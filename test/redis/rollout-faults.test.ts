@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { waitFor } from "../support/wait-for.js";
 import {
   type FaultCluster,
   type RunHandle,
   startFaultCluster,
   startRun,
   summaryOf,
-  until,
 } from "./fault-harness.js";
 import { type RedisServerProcess, startRedisServer } from "./redis-server-process.js";
 
@@ -50,10 +50,12 @@ describe("a rollout through Redis faults", () => {
   it("SIGSTOP shorter than the lease: the run pauses, says so, resumes and succeeds; a second run meanwhile is refused", async () => {
     const { redis, cluster, env } = await setup("stop-short", 8_000);
     const run = track(startRun(cluster.config, "v3.7.1", env));
-    await until(() => cluster.restartCount() >= 1, 20_000);
+    await waitFor("the first restart", () => cluster.restartCount() >= 1, { timeoutMs: 20_000 });
     redis.pause();
     // Long enough that a command times out (2 s): the run sees the outage, and keeps its lease.
-    await until(() => run.events().some((e) => e.kind === "store-unreachable"), 10_000);
+    await waitFor("the run to report store-unreachable", () =>
+      run.events().some((e) => e.kind === "store-unreachable"),
+    );
     const restartsDuringOutage = cluster.restartCount();
     redis.resume();
     // One runner at a time: another run of the same cluster is refused while the first holds the lease.
@@ -71,7 +73,7 @@ describe("a rollout through Redis faults", () => {
   it("SIGSTOP longer than the lease: the run stops restarting, says interrupted with the resume command; the rerun finishes", async () => {
     const { redis, cluster, env } = await setup("stop-long", 3_000);
     const first = track(startRun(cluster.config, "v3.7.1", env));
-    await until(() => cluster.restartCount() >= 1, 20_000);
+    await waitFor("the first restart", () => cluster.restartCount() >= 1, { timeoutMs: 20_000 });
     redis.pause();
     expect(await first.done).toBe(1);
     const restartsByFirst = cluster.restartCount();
@@ -94,7 +96,7 @@ describe("a rollout through Redis faults", () => {
   it("SIGKILL without persistence (the lock and the job are gone): a plain restart's rerun skips the workers already restarted", async () => {
     const { redis, cluster, env } = await setup("kill-no-aof", 3_000);
     const first = track(startRun(cluster.config, "restart", env));
-    await until(() => cluster.restartCount() >= 2, 20_000);
+    await waitFor("the second restart", () => cluster.restartCount() >= 2, { timeoutMs: 20_000 });
     await redis.kill();
     await redis.restart();
     expect(await first.done).toBe(1);
@@ -120,9 +122,11 @@ describe("a rollout through Redis faults", () => {
       "always",
     ]);
     const run = track(startRun(cluster.config, "v3.7.1", env));
-    await until(() => cluster.restartCount() >= 1, 20_000);
+    await waitFor("the first restart", () => cluster.restartCount() >= 1, { timeoutMs: 20_000 });
     await redis.kill();
-    await until(() => run.events().some((e) => e.kind === "store-unreachable"), 10_000);
+    await waitFor("the run to report store-unreachable", () =>
+      run.events().some((e) => e.kind === "store-unreachable"),
+    );
     await redis.restart();
     expect(await run.done).toBe(0);
     expect(run.events().some((e) => e.kind === "store-recovered")).toBe(true);
@@ -133,7 +137,7 @@ describe("a rollout through Redis faults", () => {
   it("FLUSHALL mid-rollout: the run stops at its next write (lock lost); the rerun's new job skips upgraded workers", async () => {
     const { redis, cluster, env } = await setup("flushall", 3_000);
     const first = track(startRun(cluster.config, "v3.7.1", env));
-    await until(() => cluster.restartCount() >= 2, 20_000);
+    await waitFor("the second restart", () => cluster.restartCount() >= 2, { timeoutMs: 20_000 });
     const admin = redis.admin();
     await admin.flushall();
     await admin.quit();
@@ -156,7 +160,7 @@ describe("a rollout through Redis faults", () => {
   it("eviction of the lease (volatile-lru under memory pressure): warned at the start; the run stops; the rerun resumes", async () => {
     const { redis, cluster, env } = await setup("evict", 3_000, ["--maxmemory-policy", "volatile-lru"]);
     const first = track(startRun(cluster.config, "v3.7.1", env));
-    await until(() => cluster.restartCount() >= 1, 20_000);
+    await waitFor("the first restart", () => cluster.restartCount() >= 1, { timeoutMs: 20_000 });
     const admin = redis.admin();
     const used = Number(/used_memory:(\d+)/.exec(await admin.info("memory"))?.[1] ?? "0");
     await admin.config("SET", "maxmemory", String(used + 512 * 1024));
@@ -181,7 +185,7 @@ describe("a rollout through Redis faults", () => {
   it("Ctrl-C hands the lock over on the way out: an immediate rerun resumes (no wait for a 20 s lease)", async () => {
     const { cluster, env } = await setup("interrupt", 20_000);
     const first = track(startRun(cluster.config, "v3.7.1", env));
-    await until(() => cluster.restartCount() >= 1, 20_000);
+    await waitFor("the first restart", () => cluster.restartCount() >= 1, { timeoutMs: 20_000 });
     first.interrupt();
     expect(await first.done).toBe(1);
     expect(summaryOf(first)).toMatchObject({ result: "interrupted" });

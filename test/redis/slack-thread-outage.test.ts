@@ -6,7 +6,8 @@ import { runCli } from "../../src/cli/main.js";
 import { startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
 import { captureIo } from "../support/capture-io.js";
 import { sendSlashCommand } from "../support/send-slash-command.js";
-import { startFaultCluster, until } from "./fault-harness.js";
+import { waitFor } from "../support/wait-for.js";
+import { startFaultCluster } from "./fault-harness.js";
 import { freePort, startRedisServer } from "./redis-server-process.js";
 
 const SECRET = "outage-test-signing-secret";
@@ -59,9 +60,10 @@ describe("the Slack thread through a Redis outage", () => {
       controller.abort();
       await exit;
     });
-    await until(
+    await waitFor(
+      "the bot to answer /readyz",
       async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200,
-      15_000,
+      { timeoutMs: 15_000 },
     );
     const response = await sendSlashCommand({
       port,
@@ -74,13 +76,37 @@ describe("the Slack thread through a Redis outage", () => {
     });
     expect(response.status).toBe(200);
     const texts = () => fake.calls("chat.postMessage").map((c) => String(c.params.text ?? ""));
-    await until(() => cluster.restartCount() >= 1, 20_000);
+    await waitFor("the first restart", () => cluster.restartCount() >= 1, { timeoutMs: 20_000 });
     redis.pause();
-    await until(() => texts().some((t) => t.includes("Paused: Redis unreachable since")), 15_000);
+    await waitFor(
+      "the thread's pause note",
+      () => texts().some((t) => t.includes("Paused: Redis unreachable since")),
+      {
+        timeoutMs: 15_000,
+      },
+    );
     redis.resume();
-    await until(() => texts().some((t) => t.includes("Resumed: Redis answers again")), 15_000);
-    await until(() => cluster.restarts().every((n) => n === 1) && texts().length > 0, 30_000);
-    await until(() => cluster.sim.cluster.state().workers.every((w) => w.version === "3.7.1"), 30_000);
+    await waitFor(
+      "the thread's resume note",
+      () => texts().some((t) => t.includes("Resumed: Redis answers again")),
+      {
+        timeoutMs: 15_000,
+      },
+    );
+    await waitFor(
+      "every worker restarted once",
+      () => cluster.restarts().every((n) => n === 1) && texts().length > 0,
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    await waitFor(
+      "every worker on 3.7.1",
+      () => cluster.sim.cluster.state().workers.every((w) => w.version === "3.7.1"),
+      {
+        timeoutMs: 30_000,
+      },
+    );
     expect(cluster.restarts()).toEqual([1, 1, 1, 1]);
   }, 90_000);
 });

@@ -8,7 +8,8 @@ import { runCli } from "../../src/cli/main.js";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
 import { captureIo } from "../support/capture-io.js";
-import { startFaultCluster, startRun, summaryOf, until } from "./fault-harness.js";
+import { waitFor } from "../support/wait-for.js";
+import { startFaultCluster, startRun, summaryOf } from "./fault-harness.js";
 import { freePort, type RedisServerProcess, startRedisServer } from "./redis-server-process.js";
 
 /** The ACL a restricted connect-roll user needs (README, "Redis"): keys and channels under its prefix only. */
@@ -114,15 +115,16 @@ describe("serve at start", () => {
     const redisPort = await freePort();
     const port = await freePort();
     const bot = serve({ REDIS_URL: `redis://127.0.0.1:${redisPort}`, PORT: String(port) });
-    await until(() => bot.io.err().includes("waiting for redis"), 10_000);
+    await waitFor("serve to say it waits for Redis", () => bot.io.err().includes("waiting for redis"));
     const redis: RedisServerProcess = await startRedisServer({
       port: redisPort,
       args: ["--appendonly", "yes"],
     });
     cleanups.push(() => redis.stop());
-    await until(
+    await waitFor(
+      "the bot to answer /readyz",
       async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200,
-      20_000,
+      { timeoutMs: 20_000 },
     );
     bot.stop();
     expect(await bot.exit).toBe(0);

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+import { waitFor } from "../support/wait-for.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefix = `test:${randomUUID().slice(0, 8)}:`;
@@ -51,14 +52,6 @@ function runCli(
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   if (!child.stdout) throw new Error("no stdout");
   return { child, lines: createInterface({ input: child.stdout }), exit };
-}
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** `executor`: the cluster's executor (default: the sim executor). */
@@ -117,18 +110,36 @@ async function crashWhileExecutorInFlight(metrics: boolean) {
   );
   const first = runCli(config, "restart");
   let hangingPid: number | null = null;
-  await waitFor(async () => {
-    const state = JSON.parse(await readFile(stateFile, "utf8").catch(() => "{}")) as { hangingPid?: number };
-    hangingPid = state.hangingPid ?? null;
-    return hangingPid !== null;
-  }, 40_000);
+  await waitFor(
+    "the restart command to hang (its pid in the state file)",
+    async () => {
+      const state = JSON.parse(await readFile(stateFile, "utf8").catch(() => "{}")) as {
+        hangingPid?: number;
+      };
+      hangingPid = state.hangingPid ?? null;
+      return hangingPid !== null;
+    },
+    { timeoutMs: 40_000, intervalMs: 50 },
+  );
   first.child.kill("SIGKILL");
   await first.exit;
   if (hangingPid !== null) process.kill(-hangingPid, "SIGKILL");
   // The restarted worker is up again before the takeover looks: nothing but the checkpoint (or a start time) can
   // tell it was restarted.
-  await waitFor(async () => running.cluster.state().workers.every((w) => w.state === "running"), 20_000);
-  await waitFor(async () => (await redis.exists(`${prefix}lock:{sim}`)) === 0, 10_000);
+  await waitFor(
+    "every worker running",
+    () => running.cluster.state().workers.every((w) => w.state === "running"),
+    {
+      timeoutMs: 20_000,
+    },
+  );
+  await waitFor(
+    "the dead run's lock to expire",
+    async () => (await redis.exists(`${prefix}lock:{sim}`)) === 0,
+    {
+      intervalMs: 50,
+    },
+  );
   const second = runCli(config, "restart");
   const events: {
     kind: string;
@@ -152,7 +163,13 @@ describe("connect-roll run killed with SIGKILL mid-step", () => {
     first.child.kill("SIGKILL");
     await first.exit;
     // The lease (1.5 s) expires; nobody released it.
-    await waitFor(async () => (await redis.exists(`${prefix}lock:{sim}`)) === 0, 10_000);
+    await waitFor(
+      "the dead run's lock to expire",
+      async () => (await redis.exists(`${prefix}lock:{sim}`)) === 0,
+      {
+        intervalMs: 50,
+      },
+    );
 
     const second = runCli(config);
     const events: { kind: string; result?: string }[] = [];

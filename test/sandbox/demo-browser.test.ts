@@ -6,6 +6,7 @@ import { type BrowserContext, chromium, type Locator, type Page } from "playwrig
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningDemo, startDemo } from "../../src/demo/demo.js";
 import { chromiumPath } from "../support/check-prerequisites.js";
+import { waitFor } from "../support/wait-for.js";
 
 /**
  * The issue #7 acceptance test: the demo page in a real browser (Debian's Chromium, driven by playwright-core),
@@ -36,13 +37,17 @@ afterAll(async () => {
 
 /** Waits until the locator matches exactly `n` elements. */
 async function countIs(locator: Locator, n: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let count = await locator.count();
-  while (count !== n) {
-    if (Date.now() > deadline) throw new Error(`expected ${n} of ${locator.toString()}, found ${count}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    count = await locator.count();
-  }
+  let count: number | undefined;
+  await waitFor(
+    `${n} of ${locator.toString()}`,
+    async () => {
+      count = await locator.count();
+      return count === n;
+    },
+    { timeoutMs, intervalMs: 100 },
+  ).catch((e: unknown) => {
+    throw new Error(`${(e as Error).message} (found ${count})`);
+  });
 }
 
 async function actAs(page: Page, user: string): Promise<void> {

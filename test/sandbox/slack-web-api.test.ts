@@ -127,15 +127,24 @@ describe("fake Slack Web API", () => {
     await expect(client.chat.postMessage({ channel: "C1", text: "c" })).rejects.toMatchObject({
       data: { error: "not_in_channel" },
     });
-    fake.failNext("chat.postMessage", { delayMs: 200 });
-    const start = Date.now();
-    await client.chat.postMessage({ channel: "C1", text: "d" });
-    expect(Date.now() - start).toBeGreaterThanOrEqual(190);
+    fake.failNext("chat.postMessage", { delayMs: 500 });
+    // Slow: three calls made one after another while it is pending are all answered before it.
+    const answered: string[] = [];
+    const slow = client.chat.postMessage({ channel: "C1", text: "d" }).then(() => answered.push("d"));
+    for (let i = 1; i <= 3; i++) {
+      await client.auth.test();
+      answered.push(`auth ${i}`);
+    }
+    await slow;
+    expect(answered).toEqual(["auth 1", "auth 2", "auth 3", "d"]);
     expect(fake.calls().map((c) => [c.method, c.status, c.error ?? null])).toEqual([
       ["chat.postMessage", 429, "ratelimited"],
       ["chat.postMessage", 500, "internal_error"],
       ["auth.test", 500, "internal_error"],
       ["chat.postMessage", 200, "not_in_channel"],
+      ["auth.test", 200, null],
+      ["auth.test", 200, null],
+      ["auth.test", 200, null],
       ["chat.postMessage", 200, null],
     ]);
     expect(fake.store.channelMessages("C1").map((m) => m.text)).toEqual(["d"]);

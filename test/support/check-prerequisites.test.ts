@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { missingPrerequisites, prerequisitesMessage, selectsBrowserTest } from "./check-prerequisites.js";
+import {
+  missingPrerequisites,
+  prerequisitesMessage,
+  projectNeeds,
+  selectsBrowserTest,
+} from "./check-prerequisites.js";
 
 /** npm test checks its prerequisites up front with one clear message (issue 15, item 9). */
 
@@ -62,6 +67,21 @@ describe("test prerequisites", () => {
   ])("browser needed for %j: %s", (argv, expected) => {
     expect(selectsBrowserTest(argv)).toBe(expected);
   });
+
+  it.each([
+    ["unit", ["node", "/x/node_modules/.bin/vitest", "run"], { browser: false, sshd: false }],
+    ["redis", ["node", "/x/node_modules/.bin/vitest", "run"], { browser: false, sshd: false }],
+    ["e2e", ["node", "/x/node_modules/.bin/vitest", "run"], { browser: true, sshd: true }],
+    [
+      "e2e",
+      ["node", "/x/node_modules/.bin/vitest", "run", "--project", "e2e"],
+      { browser: true, sshd: true },
+    ],
+    ["e2e", ["node", "/x/node_modules/.bin/vitest", "run", "test/deploy"], { browser: false, sshd: true }],
+    ["e2e", ["node", "/x/node_modules/.bin/vitest", "run", "test/cli"], { browser: false, sshd: false }],
+  ])("the %s project, %j, needs %j besides Redis", (project, argv, needs) => {
+    expect(projectNeeds(project, argv)).toEqual(needs);
+  });
 });
 
 describe("vitest with the global setup", () => {
@@ -69,7 +89,7 @@ describe("vitest with the global setup", () => {
     const { spawnCli } = await import("../cli/support/spawn-cli.js");
     const p = spawnCli(
       process.execPath,
-      ["node_modules/vitest/vitest.mjs", "run", "test/config/load-config.test.ts"],
+      ["node_modules/vitest/vitest.mjs", "run", "test/jobs/redis-job-store.test.ts"],
       {
         REDIS_URL: "redis://127.0.0.1:1",
       },
@@ -81,7 +101,25 @@ describe("vitest with the global setup", () => {
       expect(output).toContain("npm test cannot run on this machine:");
       expect(output).toContain("Redis at redis://127.0.0.1:1 does not answer");
       expect(output).not.toContain("Chromium");
-      expect(output).not.toMatch(/load-config\.test\.ts.*✓/);
+      expect(output).not.toMatch(/redis-job-store\.test\.ts.*✓/);
+    } finally {
+      p.stop();
+    }
+  }, 60_000);
+
+  it("the unit project needs neither Redis nor Chromium", async () => {
+    const { spawnCli } = await import("../cli/support/spawn-cli.js");
+    const p = spawnCli(
+      process.execPath,
+      ["node_modules/vitest/vitest.mjs", "run", "--project", "unit", "test/config/load-config.test.ts"],
+      { REDIS_URL: "redis://127.0.0.1:1", CHROMIUM_PATH: "/nonexistent/chromium" },
+    );
+    try {
+      const { code } = await p.exited;
+      const output = p.out() + p.err();
+      expect(output).not.toContain("cannot run on this machine");
+      expect(output).toMatch(/load-config\.test\.ts/);
+      expect(code).toBe(0);
     } finally {
       p.stop();
     }

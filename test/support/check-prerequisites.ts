@@ -2,10 +2,11 @@ import { accessSync, constants } from "node:fs";
 import { Redis } from "ioredis";
 
 /**
- * What `npm test` needs from the machine, checked once before any test runs (vitest `globalSetup`): Redis on
- * 127.0.0.1:6379 (or REDIS_URL), Debian's Chromium at /usr/bin/chromium (or CHROMIUM_PATH) and Debian's sshd for the
- * VM/ssh test, each only when the run includes a test that needs it (Redis: always). A missing one is one
- * clear message instead of dozens of failing tests and pages of ioredis errors.
+ * What `npm test` needs from the machine, checked once before any test runs (the `globalSetup` of the `redis` and
+ * `e2e` projects in vitest.config.ts; vitest runs it only for a project the run has files of): Redis on
+ * 127.0.0.1:6379 (or REDIS_URL) for both, and for `e2e` Debian's Chromium at /usr/bin/chromium (or CHROMIUM_PATH) and
+ * Debian's sshd, each only when the run includes the test that needs it. The `unit` project needs nothing. A missing
+ * one is one clear message instead of dozens of failing tests and pages of ioredis errors.
  */
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
@@ -120,12 +121,18 @@ export function prerequisitesMessage(problems: readonly string[]): string {
   return `npm test cannot run on this machine:\n${problems.map((p) => `  - ${p}`).join("\n")}\n(.ci/run installs and starts them.)`;
 }
 
-/** vitest globalSetup: refuses to start the run while a prerequisite is missing. */
-export default async function setup(): Promise<void> {
+/** What a project's files need besides Redis, for a vitest command line: Chromium and sshd only in `e2e`. */
+export function projectNeeds(project: string, argv: readonly string[]): { browser: boolean; sshd: boolean } {
+  if (project !== "e2e") return { browser: false, sshd: false };
+  return { browser: selectsBrowserTest(argv), sshd: selectsTest(argv, SSH_TEST) };
+}
+
+/** vitest globalSetup (per project): refuses to start the run while a prerequisite of `project` is missing. */
+export default async function setup(project: { readonly name: string }): Promise<void> {
   if (process.env.CONNECT_ROLL_SKIP_PREREQUISITES === "1") return;
   const problems = await missingPrerequisites({
     env: process.env,
-    browser: selectsBrowserTest(process.argv),
+    ...projectNeeds(project.name, process.argv),
   });
   if (problems.length === 0) return;
   const error = new Error(prerequisitesMessage(problems));

@@ -24,6 +24,7 @@ import {
 } from "../../../src/sandbox/web-api-signed-requests.js";
 import type { StoredMessage, ThreadView } from "../../../src/sandbox/web-api-store.js";
 import { type RunningSim, startSim } from "../../../src/sim/start-sim.js";
+import { waitFor } from "../../support/wait-for.js";
 
 export const SECRET = "test-signing-secret-0123";
 export const BOT_TOKEN = "xoxb-test-token";
@@ -110,10 +111,11 @@ export interface Harness {
   openHome(user: string, replica?: number): Promise<HttpReply>;
   parents(channel?: string): StoredMessage[];
   thread(parentTs: string, channel?: string): ThreadView;
+  /** test/support/wait-for.ts's `waitFor`, probing every 20 ms; `what` names the condition when it times out. */
   waitFor<T>(
     probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-    timeoutMs?: number,
-    what?: string,
+    timeoutMs: number,
+    what: string,
   ): Promise<T>;
   /**
    * Kills replica `index` abruptly, as a crashed process: its Redis connection drops (its leases are neither renewed
@@ -148,14 +150,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     restartMs: 500,
     seed: 5,
   });
-  await waitUntil(() => {
+  await waitFor("the simulator to be stable (6 tasks RUNNING, none held)", () => {
     const state = sim.cluster.state();
     return (
       state.tasks.length === 6 &&
       state.tasks.every((t) => t.state === "RUNNING") &&
       state.heldTasks.length === 0
     );
-  }, 10_000);
+  });
   const simCluster = simClusterConfig({
     clusterName: "sim",
     workers: sim.workers,
@@ -310,15 +312,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (view === undefined) throw new Error(`no thread ${parentTs}`);
       return view;
     },
-    async waitFor(probe, timeoutMs = 15_000, what = "condition") {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await probe();
-        if (value !== undefined && value !== null && value !== false) return value;
-        if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
+    waitFor: (probe, timeoutMs, what) => waitFor(what, probe, { timeoutMs, intervalMs: 20 }),
     async crash(index) {
       const target = replicas[index];
       if (target === undefined) throw new Error(`no replica ${index}`);
@@ -345,14 +339,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
 function skewed(ms: number): typeof systemClock {
   return ms === 0 ? systemClock : { now: () => Date.now() + ms, sleep: systemClock.sleep };
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`simulator not stable within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 function reply(status: number, text: string): HttpReply {

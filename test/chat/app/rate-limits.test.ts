@@ -15,16 +15,17 @@ describe("Slack answering 429 with Retry-After", () => {
     const parent = await harness.waitFor(() => harness.parents()[0], 5000, "parent posted");
     harness.fake.failNext("chat.postMessage", { status: 429, retryAfterSeconds: 2, times: 2 });
     harness.fake.failNext("chat.update", { status: 429, retryAfterSeconds: 2, times: 2 });
-    const started = Date.now();
     await harness.waitFor(
       () => harness.replicas[0]?.runtime.service.running().length === 0,
       15_000,
       "rollout finished",
     );
-    const rolloutMs = Date.now() - started;
-    const reportAtFinish = harness.thread(parent.ts).replies.some((r) => r.text.includes("succeeded after"));
-    expect(reportAtFinish).toBe(false);
-    expect(rolloutMs).toBeLessThan(3500);
+    // Not slowed: the runner went through all three steps while their messages were not all in Slack yet (a runner
+    // that waited for its posts would have delivered every step's reply first; the first of them waits out two
+    // Retry-After of 2 s).
+    const atFinish = harness.thread(parent.ts).replies;
+    expect(atFinish.some((r) => r.text.includes("succeeded after"))).toBe(false);
+    expect(atFinish.filter((r) => /^Step \d\/3/.test(r.text)).length).toBeLessThan(3);
     await harness.waitFor(
       () => harness.thread(parent.ts).replies.find((r) => r.text.includes("succeeded after")),
       20_000,

@@ -7,6 +7,7 @@ import type { KubernetesRestarterOptions } from "../../../src/restart/kubernetes
 import { createKubernetesRestarter } from "../../../src/restart/kubernetes/kubernetes-restarter.js";
 import type { RestartRequest, WorkerRestarter } from "../../../src/restart/worker-restarter.js";
 import { describeWorkerRestarterContract } from "../worker-restarter-contract.js";
+import { waitFor } from "../../support/wait-for.js";
 import {
   type FakeKubernetesApi,
   type FakeKubernetesOptions,
@@ -110,7 +111,9 @@ describe("kubernetes restarter", () => {
   it("on-delete: changing the template alone recreates nothing", async () => {
     const { api, restarter } = await setup({ recreateDelayMs: 5 });
     await restarter.restart(upgrade(2));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The fake recreates every pod after the same delay, in order: a recreation the template patch had caused (it
+    // is sent before the delete) would come before connect-2's.
+    await waitFor("connect-2 recreated", () => api.recreations.includes("connect-2"));
     expect(api.recreations).toEqual(["connect-2"]);
     expect(api.pod("connect-0")?.image).toBe(OLD);
   });

@@ -115,7 +115,16 @@ describe("approval buttons", () => {
       "not in the approvers list",
     );
     expect(textOf(harness.fake.store.ephemerals(CHANNEL, APPROVER)[0])).toContain("four-eyes");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Nothing changed: the job still awaits the same approval and no decision is recorded for it (the runner moves
+    // on only on a recorded decision).
+    const replica = harness.replicas[0];
+    const jobId = replica?.runtime.service.running()[0];
+    if (replica === undefined || jobId === undefined) throw new Error("no running job");
+    const waiting = await replica.store.loadJob(jobId);
+    expect(waiting.status).toBe("awaiting-approval");
+    const approvalId = waiting.pendingApproval?.id ?? "";
+    expect(approvalId).not.toBe("");
+    expect(await replica.store.readDecision(jobId, approvalId)).toBeNull();
     expect(restarts(harness)).toBe(0);
     expect(textOf(harness.fake.store.message(CHANNEL, approve.ts))).toContain(ActionId.Approve);
 
