@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { ClusterConfig } from "../config/schema.js";
 import { type ClusterReader, createHttpClusterReader } from "../connect/cluster-reader.js";
 import { AppError, ErrorCode } from "../core/errors.js";
+import { resolveRolloutSettings } from "../core/rollout/resolve-rollout-settings.js";
 import type { RolloutSettings } from "../core/rollout/rollout-types.js";
 import { workerIdOf } from "../core/snapshot.js";
 import { createCommandRestarter } from "../restart/command-restarter.js";
@@ -14,7 +15,7 @@ import type { RestartTarget, WorkerRestarter } from "../restart/worker-restarter
 
 const DEFAULT_DELAY_MS = 300_000;
 
-/** Maps a cluster's configuration to the rollout engine's settings. */
+/** Maps a cluster's configuration to the rollout engine's settings, every default filled in (`resolveRolloutSettings`). */
 export function rolloutSettingsFor(
   cluster: ClusterConfig,
   overrides: { pace?: "safe" | "window" } = {},
@@ -25,7 +26,7 @@ export function rolloutSettingsFor(
       .filter((w) => w.connectProtocol !== undefined)
       .map((w) => [w.name, w.connectProtocol ?? null]),
   );
-  return {
+  return resolveRolloutSettings({
     planPolicy: {
       connectProtocol: cluster.connect.protocol ?? null,
       connectProtocolByWorker: byWorker,
@@ -53,7 +54,7 @@ export function rolloutSettingsFor(
     sessionTimeoutMs: cluster.connect.sessionTimeoutMs,
     expectedRestartMs: cluster.restart.expectedMs,
     backTimeoutMs: Math.max(cluster.restart.expectedMs * 3, 60_000),
-  };
+  });
 }
 
 /** What the executor needs to know of each worker, by name. */

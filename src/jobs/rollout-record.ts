@@ -1,5 +1,9 @@
 import { z } from "zod";
 import { AppError, ErrorCode } from "../core/errors.js";
+import {
+  type RolloutSettingsInput,
+  resolveRolloutSettings,
+} from "../core/rollout/resolve-rollout-settings.js";
 import { ROLLOUT_STATE_VERSION, type RolloutState } from "../core/rollout/rollout-types.js";
 import type { JobRecord, JobStatus } from "./job-record.js";
 
@@ -14,7 +18,11 @@ const stateSchema = z.looseObject({
   target: z.looseObject({ kind: z.enum(["upgrade", "restart"]), version: z.string(), argument: z.string() }),
   requestedBy: z.string(),
   startedAt: z.number(),
-  settings: z.looseObject({ pollIntervalMs: z.number().positive() }),
+  settings: z.looseObject({
+    planPolicy: z.looseObject({}),
+    gatePolicy: z.looseObject({}),
+    pollIntervalMs: z.number().positive(),
+  }),
   phase: z.looseObject({
     kind: z.enum([
       "planning",
@@ -41,7 +49,10 @@ const stateSchema = z.looseObject({
   seq: z.number().int(),
 });
 
-/** Reads a rollout checkpoint from a job record. @throws AppError `store/corrupt` with every bad path. */
+/**
+ * Reads a rollout checkpoint from a job record. Settings enter core here too: a checkpoint written before they were
+ * resolved has its defaults filled in (`resolveRolloutSettings`). @throws AppError `store/corrupt` with every bad path.
+ */
 export function rolloutStateOf(record: JobRecord): RolloutState {
   const parsed = stateSchema.safeParse(record.state);
   if (!parsed.success)
@@ -49,7 +60,11 @@ export function rolloutStateOf(record: JobRecord): RolloutState {
       ErrorCode.StoreCorrupt,
       `job ${record.id} has an unreadable checkpoint:\n${z.prettifyError(parsed.error)}`,
     );
-  return parsed.data as unknown as RolloutState;
+  const state = parsed.data as unknown as RolloutState;
+  return {
+    ...state,
+    settings: resolveRolloutSettings(parsed.data.settings as unknown as RolloutSettingsInput),
+  };
 }
 
 export function jobStatusOf(state: RolloutState): JobStatus {

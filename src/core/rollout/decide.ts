@@ -250,7 +250,7 @@ function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: number): Tr
   if (unsettled !== null && unsettled !== "empty") {
     // A baseline taken while the cluster comes up (no connectors yet, tasks not started) would make every connector
     // look "created during the rollout" and every task look moved: wait for a settled one, then refuse with the reason.
-    const waitMs = s.settings.gatePolicy.expectedSettleMs ?? 120_000;
+    const waitMs = s.settings.gatePolicy.expectedSettleMs;
     if (now - s.startedAt < waitMs)
       return { state: s, effects: [{ kind: "read-cluster", afterMs: s.settings.pollIntervalMs }] };
     return finish(
@@ -262,7 +262,7 @@ function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: number): Tr
   }
   // No connectors at all: keep looking until the deadline (a cluster that just came up gets its connectors a moment
   // later); a cluster still empty then, whose metrics confirm it, has nothing to protect.
-  if (unsettled === "empty" && now - s.startedAt < (s.settings.gatePolicy.expectedSettleMs ?? 120_000))
+  if (unsettled === "empty" && now - s.startedAt < s.settings.gatePolicy.expectedSettleMs)
     return { state: s, effects: [{ kind: "read-cluster", afterMs: s.settings.pollIntervalMs }] };
   const plan: Plan = planRollout(snapshot, s.target, s.settings.planPolicy);
   const steps: StepRecord[] = plan.steps.map((p) =>
@@ -781,7 +781,7 @@ function onSettling(
 ): Transition {
   const step = stepAt(s, phase.step);
   if (!step) return stay(s);
-  const keep = Math.max(2, (s.settings.gatePolicy.consecutivePolls ?? 3) + 1);
+  const keep = Math.max(2, s.settings.gatePolicy.consecutivePolls + 1);
   const polls = [...phase.polls, snapshot].slice(-keep);
   const verdict = evaluateSettle({ baseline: phase.baseline, polls, policy: s.settings.gatePolicy, now });
   const settlingPhase: Phase = { ...phase, polls };
@@ -967,7 +967,7 @@ function onDecision(
     case "settling": {
       if (decision === "continue") return continueAnyway(next, resume.step, by, now, decided);
       const step = stepAt(next, resume.step);
-      const waitMore = s.settings.gatePolicy.expectedSettleMs ?? 120_000;
+      const waitMore = s.settings.gatePolicy.expectedSettleMs;
       const phase: Phase =
         step && step.backAt === null
           ? {

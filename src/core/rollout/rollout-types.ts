@@ -1,5 +1,5 @@
-import type { Plan, PlanPolicy, RolloutTarget } from "../plan/plan-types.js";
-import type { Baseline, GatePolicy, GateReason } from "../settle/settle-types.js";
+import type { Plan, ResolvedPlanPolicy, RolloutTarget } from "../plan/plan-types.js";
+import type { Baseline, GateReason, ResolvedGatePolicy } from "../settle/settle-types.js";
 import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
 
 /**
@@ -163,9 +163,10 @@ export type ResumePoint =
 
 export type RolloutResult = "succeeded" | "aborted" | "failed";
 
+/** A rollout's settings, every default filled in (`resolveRolloutSettings`, where settings enter core). */
 export interface RolloutSettings {
-  readonly planPolicy: PlanPolicy;
-  readonly gatePolicy: GatePolicy;
+  readonly planPolicy: ResolvedPlanPolicy;
+  readonly gatePolicy: ResolvedGatePolicy;
   readonly pollIntervalMs: number;
   readonly delayMs: number;
   readonly sessionTimeoutMs: number;

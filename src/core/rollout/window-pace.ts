@@ -1,5 +1,4 @@
 import { resolveLeader } from "../plan/resolve-leader.js";
-import { resolvePlanPolicy } from "../plan/resolve-plan-policy.js";
 import { fitsBeforeDeadline, type WindowTiming, windowTiming } from "../plan/window-timing.js";
 import type { GateReason } from "../settle/settle-types.js";
 import type { ClusterSnapshot } from "../snapshot.js";
@@ -29,7 +28,7 @@ export function windowKeyOf(s: RolloutState, worker: string): string | null {
 
 /** The window timing of this rollout: the same numbers as the plan's (`windowTiming`). */
 function timingOf(s: RolloutState): WindowTiming {
-  return windowTiming(resolvePlanPolicy(s.settings.planPolicy), s.settings.delayMs);
+  return windowTiming(s.settings.planPolicy, s.settings.delayMs);
 }
 
 /**
@@ -75,7 +74,7 @@ export function backPollMs(s: RolloutState, step: StepRecord, now?: number): num
   const key = windowKeyOf(s, step.worker);
   if (key?.startsWith("eager:") === true) return Math.max(500, Math.round(s.settings.pollIntervalMs / 10));
   if (key?.startsWith("pace:") !== true) return s.settings.pollIntervalMs;
-  const p = resolvePlanPolicy(s.settings.planPolicy);
+  const p = s.settings.planPolicy;
   const probe = Math.min(s.settings.pollIntervalMs, p.windowProbeIntervalMs);
   // While the worker is due back (the expected restart ± its jitter), four times as often: it is seen within a
   // quarter of the interval, for a few more calls.
@@ -126,7 +125,7 @@ export function windowGatePollMs(
   now: number,
 ): number {
   const poll = s.settings.pollIntervalMs;
-  const probe = resolvePlanPolicy(s.settings.planPolicy).windowProbeIntervalMs;
+  const probe = s.settings.planPolicy.windowProbeIntervalMs;
   // The leader closing the window: the new leader handed the held tasks out, the deadline is gone with it.
   const deadline = step.isLeader ? null : (s.openWindow?.deadline ?? null);
   const onlyHeld =
@@ -140,7 +139,7 @@ export function windowGatePollMs(
     return Math.max(probe, Math.min(HELD_POLL_CAP_MS, deadline - now + DEADLINE_ALLOWANCE_MS));
   if (deadline !== null && deadline > now) return poll;
   const gate = s.settings.gatePolicy;
-  const n = Math.max(2, gate.consecutivePolls ?? 3);
-  const quiet = gate.quietPeriodMs ?? 10_000;
+  const n = Math.max(2, gate.consecutivePolls);
+  const quiet = gate.quietPeriodMs;
   return Math.min(poll, Math.max(probe, Math.round(quiet / (n - 1))));
 }

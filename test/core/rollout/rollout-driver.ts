@@ -1,12 +1,15 @@
 import type { RolloutTarget } from "../../../src/core/plan/plan-types.js";
 import { decide, startRollout } from "../../../src/core/rollout/decide.js";
+import {
+  type RolloutSettingsInput,
+  resolveRolloutSettings,
+} from "../../../src/core/rollout/resolve-rollout-settings.js";
 import type {
   Decision,
   PendingApproval,
   RolloutEffect,
   RolloutEvent,
   RolloutInput,
-  RolloutSettings,
   RolloutState,
   Transition,
 } from "../../../src/core/rollout/rollout-types.js";
@@ -18,7 +21,8 @@ type EventOf<K extends RolloutEvent["kind"]> = Extract<RolloutEvent, { kind: K }
 
 export interface DriverOptions {
   readonly target?: RolloutTarget;
-  readonly settings?: Partial<RolloutSettings>;
+  /** Settings as they enter core (resolved like the composition root resolves them). */
+  readonly settings?: Partial<RolloutSettingsInput>;
   readonly now?: number;
 }
 
@@ -143,7 +147,7 @@ export function startDriver(options: DriverOptions = {}): RolloutDriver {
     target: options.target ?? UPGRADE,
     image: null,
     requestedBy: "bob",
-    settings: { ...SETTINGS, ...options.settings },
+    settings: resolveRolloutSettings({ ...SETTINGS, ...options.settings }),
     now: options.now ?? 0,
   });
   const first = t.effects.at(-1);
