@@ -5,7 +5,37 @@ import {
   resolveRolloutSettings,
 } from "../core/rollout/resolve-rollout-settings.js";
 import { ROLLOUT_STATE_VERSION, type RolloutState } from "../core/rollout/rollout-types.js";
+import { parseWindowKey } from "../core/rollout/window-key.js";
 import type { JobRecord, JobStatus } from "./job-record.js";
+
+const windowKeySchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("eager"), fromStep: z.number().int().positive() }),
+  z.object({ kind: z.literal("pace"), window: z.number().int().nonnegative() }),
+]);
+
+/**
+ * The window being crossed. Its key is typed; a checkpoint written before that holds it as `index: "pace:<n>"` or
+ * `"eager:<fromStep>"`, read into the typed key here.
+ */
+const openWindowSchema = z
+  .looseObject({
+    key: windowKeySchema.optional(),
+    index: z.string().optional(),
+    deadline: z.number().nullable(),
+  })
+  .transform((w, ctx) => {
+    const { index, ...rest } = w;
+    const key = w.key ?? (index === undefined ? null : parseWindowKey(index));
+    if (key === null) {
+      ctx.addIssue({
+        code: "custom",
+        message: `no window key (index ${JSON.stringify(index ?? null)})`,
+        input: w,
+      });
+      return z.NEVER;
+    }
+    return { ...rest, key };
+  });
 
 /**
  * The checkpoint's outer shape, checked when a job is read back (another replica, another version of the bot).
@@ -47,6 +77,7 @@ const stateSchema = z.looseObject({
   approvals: z.array(z.looseObject({ id: z.string(), decision: z.string(), by: z.string() })),
   track: z.looseObject({ lastWorker: z.record(z.string(), z.string()), down: z.array(z.string()) }),
   seq: z.number().int(),
+  openWindow: openWindowSchema.nullable().optional(),
 });
 
 /**

@@ -34,6 +34,7 @@ import {
   updateStep,
 } from "./step-helpers.js";
 import { EMPTY_TRACK, trackDisruption } from "./track-disruption.js";
+import { sameWindow } from "./window-key.js";
 import {
   HELD_POLL_CAP_MS,
   watchBack,
@@ -491,11 +492,11 @@ function beforeStep(
     );
   }
   const windowKey = windowKeyOf(s, step.worker);
-  const eagerStep = windowKey?.startsWith("eager:") === true;
-  if (windowKey !== null && s.openWindow?.index !== windowKey)
+  const eagerStep = windowKey?.kind === "eager";
+  if (windowKey !== null && !sameWindow(s.openWindow?.key ?? null, windowKey))
     s = {
       ...s,
-      openWindow: { index: windowKey, snapshot, deadline: eagerStep ? null : now + s.settings.delayMs },
+      openWindow: { key: windowKey, snapshot, deadline: eagerStep ? null : now + s.settings.delayMs },
     };
   if (windowKey === null && s.openWindow) s = { ...s, openWindow: null };
   const open = windowKey !== null ? s.openWindow : null;
@@ -843,7 +844,7 @@ function onSettling(
       {
         kind: "read-cluster",
         afterMs:
-          windowKeyOf(s, step.worker)?.startsWith("pace:") === true
+          windowKeyOf(s, step.worker)?.kind === "pace"
             ? windowGatePollMs(s, step, verdict.reasons, now)
             : nextPollMs(s.settings.pollIntervalMs, verdict.reasons),
       },

@@ -1,6 +1,7 @@
 import type { Plan, ResolvedPlanPolicy, RolloutTarget } from "../plan/plan-types.js";
 import type { Baseline, GateReason, ResolvedGatePolicy } from "../settle/settle-types.js";
 import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
+import type { WindowKey } from "./window-key.js";
 
 /**
  * The rollout state machine's vocabulary. `decide(state, input)` (decide.ts) is pure: it returns the next state and
@@ -203,13 +204,13 @@ export interface RolloutState {
   /** Incremented to make approval ids unique. */
   readonly seq: number;
   /**
-   * Steps restarted back to back with one gate at the end: a pace window (`pace:<n>`: followers inside one
-   * scheduled-delay window, `deadline` = when their held tasks come back) or an eager window (`eager:<fromStep>`: the
-   * group is stop-the-world until its last old worker is gone, so it is crossed promptly; no deadline). The snapshot
-   * before the window's first stop is the gate's baseline at its end.
+   * Steps restarted back to back with one gate at the end: a pace window (followers inside one scheduled-delay window,
+   * `deadline` = when their held tasks come back) or an eager window (the group is stop-the-world until its last old
+   * worker is gone, so it is crossed promptly; no deadline). The snapshot before the window's first stop is the gate's
+   * baseline at its end.
    */
   readonly openWindow: {
-    readonly index: string;
+    readonly key: WindowKey;
     readonly snapshot: ClusterSnapshot;
     readonly deadline: number | null;
   } | null;

@@ -5,6 +5,7 @@ import type { ClusterSnapshot } from "../snapshot.js";
 import { versionMatches } from "../version.js";
 import type { RolloutEffect, RolloutState, StepRecord } from "./rollout-types.js";
 import { startedSince, stepAt } from "./step-helpers.js";
+import { eagerWindowKey, paceWindowKey, sameWindow, type WindowKey } from "./window-key.js";
 
 /**
  * Pace at the frontier: which window a step belongs to, whether the next worker may follow at once, how a restarted
@@ -18,12 +19,12 @@ export const HELD_POLL_CAP_MS = 30_000;
  * The window (see `RolloutState.openWindow`) the worker's step belongs to: its eager window first (crossed promptly,
  * docs/connect-behaviour.md#leaving-eager), else its pace window; null when the step runs on its own.
  */
-export function windowKeyOf(s: RolloutState, worker: string): string | null {
+export function windowKeyOf(s: RolloutState, worker: string): WindowKey | null {
   const planStep = s.plan?.steps.find((p) => p.worker === worker);
   if (!planStep) return null;
   const eager = s.plan?.eagerWindows.find((w) => planStep.step >= w.fromStep && planStep.step <= w.toStep);
-  if (eager) return `eager:${eager.fromStep}`;
-  return planStep.window === null ? null : `pace:${planStep.window}`;
+  if (eager) return eagerWindowKey(eager.fromStep);
+  return planStep.window === null ? null : paceWindowKey(planStep.window);
 }
 
 /** The window timing of this rollout: the same numbers as the plan's (`windowTiming`). */
@@ -45,9 +46,9 @@ export function windowContinuation(
 ): "continue" | "cut-short" | "gate" {
   const open = s.openWindow;
   const key = windowKeyOf(s, step.worker);
-  if (!open || key === null || open.index !== key) return "gate";
+  if (!open || !sameWindow(open.key, key)) return "gate";
   const next = stepAt(s, step.step + 1);
-  if (next?.status !== "pending" || windowKeyOf(s, next.worker) !== key) return "gate";
+  if (next?.status !== "pending" || !sameWindow(windowKeyOf(s, next.worker), key)) return "gate";
   // The next worker already runs the target: it would be skipped, so the window's gate must run now.
   const nextWorker = snapshot.workers.find((w) => w.name === next.worker);
   if (
@@ -72,8 +73,8 @@ export function windowContinuation(
  */
 export function backPollMs(s: RolloutState, step: StepRecord, now?: number): number {
   const key = windowKeyOf(s, step.worker);
-  if (key?.startsWith("eager:") === true) return Math.max(500, Math.round(s.settings.pollIntervalMs / 10));
-  if (key?.startsWith("pace:") !== true) return s.settings.pollIntervalMs;
+  if (key?.kind === "eager") return Math.max(500, Math.round(s.settings.pollIntervalMs / 10));
+  if (key?.kind !== "pace") return s.settings.pollIntervalMs;
   const p = s.settings.planPolicy;
   const probe = Math.min(s.settings.pollIntervalMs, p.windowProbeIntervalMs);
   // While the worker is due back (the expected restart ± its jitter), four times as often: it is seen within a

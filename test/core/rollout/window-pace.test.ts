@@ -105,7 +105,7 @@ describe("decide: pace window, followers back to back, the leader closes the win
     d.read(71_000, settled());
     expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1", "worker-2"]);
     // a new window, a new deadline: worker-2 then the leader
-    expect(d.state.openWindow).toMatchObject({ index: "pace:1", deadline: 131_000 });
+    expect(d.state.openWindow).toMatchObject({ key: { kind: "pace", window: 1 }, deadline: 131_000 });
   });
 });
 
