@@ -111,14 +111,19 @@ export function jobStatusOf(state: RolloutState): JobStatus {
   }
 }
 
-/** The job record that checkpoints `state` (store-owned fields are kept from `base`). */
+/**
+ * The job record that checkpoints `state` (store-owned fields are kept from `base`). The pending approval's `prompt`
+ * is its kind: the wording belongs to the views (the checkpoint holds the facts); an approval from an older
+ * checkpoint keeps the sentence it was asked with.
+ */
 export function recordWithState(base: JobRecord, state: RolloutState): JobRecord {
   const approval = state.phase.kind === "awaiting-approval" ? state.phase.approval : null;
+  const prompt = approval?.facts === undefined ? (approval?.prompt ?? "") : approval.kind;
   return {
     ...base,
     status: jobStatusOf(state),
     updatedAt: state.updatedAt,
-    pendingApproval: approval ? { id: approval.id, kind: approval.kind, prompt: approval.prompt } : null,
+    pendingApproval: approval ? { id: approval.id, kind: approval.kind, prompt } : null,
     state,
   };
 }

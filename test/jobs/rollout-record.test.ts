@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, isAppError } from "../../src/core/errors.js";
 import type { RolloutState } from "../../src/core/rollout/rollout-types.js";
-import { rolloutStateOf } from "../../src/jobs/rollout-record.js";
+import { recordWithState, rolloutStateOf } from "../../src/jobs/rollout-record.js";
 import { resumeDriver, startDriver } from "../core/rollout/rollout-driver.js";
 import { backHeld, cluster, down, SETTINGS, TO } from "../core/rollout/rollout-fixtures.js";
+import { rollFollower } from "../core/rollout/rollout-scripts.js";
 import { aJob } from "./job-fixtures.js";
 
 /** A pace-window rollout (see test/core/rollout/window-pace.test.ts) with worker-1 restarted inside its window. */
@@ -63,5 +64,37 @@ describe("rolloutStateOf: checkpoints read back", () => {
     }
     expect(isAppError(thrown, ErrorCode.StoreCorrupt)).toBe(true);
     expect(String((thrown as Error).message)).toContain("openWindow");
+  });
+});
+
+describe("recordWithState: the pending approval in the job record", () => {
+  it("names the approval by its kind (the views word its facts); an older approval keeps its sentence", () => {
+    const d = startDriver();
+    const t1 = rollFollower(d, "worker-1", 0);
+    d.read(
+      t1,
+      cluster("worker-1").withConnector("orders", (c) => c.taskCount(8)),
+    );
+    const asking = d.state;
+    if (asking.phase.kind !== "awaiting-approval") throw new Error("not asking");
+    const id = asking.phase.approval.id;
+    expect(recordWithState(aJob(), asking).pendingApproval).toEqual({
+      id,
+      kind: "config-changed",
+      prompt: "config-changed",
+    });
+    const { facts: _facts, ...asked } = asking.phase.approval;
+    const older: RolloutState = {
+      ...asking,
+      phase: {
+        ...asking.phase,
+        approval: { ...asked, prompt: "Connector configs changed. Go on?", details: [] },
+      },
+    };
+    expect(recordWithState(aJob(), older).pendingApproval).toEqual({
+      id,
+      kind: "config-changed",
+      prompt: "Connector configs changed. Go on?",
+    });
   });
 });

@@ -88,10 +88,8 @@ export function askAboutConfigChanges(b: BeforeStep, _step: StepRecord): GuardOu
         s,
         b.now,
         {
-          kind: "config-changed",
           step: b.stepNo,
-          prompt: `Connector configuration changed during the rollout of ${s.cluster}. Continue with the new configuration?`,
-          details: changes,
+          facts: { kind: "config-changed", cluster: s.cluster, changes },
           options: ["continue", "abort"],
         },
         { kind: "before-step", step: b.stepNo, approved: "config-changed" },
@@ -186,13 +184,8 @@ export function askBeforeEagerWindow(b: BeforeStep, step: StepRecord): GuardOutc
         s,
         b.now,
         {
-          kind: "eager-window",
           step: b.stepNo,
-          prompt: `Restarting ${step.worker} enters a mixed-version window in which the group runs the eager protocol: every rebalance stops every task in ${s.cluster}. Proceed?`,
-          details: [
-            "Workers older than 2.3 (or with connect.protocol=eager) only speak the eager protocol; the group negotiates eager until the last of them leaves (see docs/connect-behaviour.md#protocol-negotiation).",
-            "Finish this window promptly: every rebalance inside it is stop-the-world.",
-          ],
+          facts: { kind: "eager-window", cluster: s.cluster, worker: step.worker },
           options: ["approve", "abort"],
         },
         { kind: "before-step", step: b.stepNo, approved: "eager-window" },

@@ -44,13 +44,13 @@ export function onRestartResult(s: RolloutState, input: RestartResult): Transiti
     updateStep(s, step.step, { status: "failed", note: input.message }),
     input.now,
     {
-      kind: "restart-failed",
       step: step.step,
-      prompt: `Restarting ${step.worker} failed${input.mayHaveRun ? " (it may have run partly)" : ""}. Retry the restart?`,
-      details: [
-        input.message,
-        ...(input.mayHaveRun ? ["Check the worker before retrying: the executor may have acted."] : []),
-      ],
+      facts: {
+        kind: "restart-failed",
+        worker: step.worker,
+        error: input.message,
+        mayHaveRun: input.mayHaveRun,
+      },
       options: ["approve", "abort"],
     },
     { kind: "retry-restart", step: step.step, baseline: phase.baseline },

@@ -76,10 +76,8 @@ export function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: numb
         next,
         now,
         {
-          kind: "blocking-findings",
           step: null,
-          prompt: `The preflight found ${blocking.length} blocking problem(s) on ${s.cluster}. Start anyway?`,
-          details: blocking.map((f) => f.message),
+          facts: { kind: "blocking-findings", cluster: s.cluster, findings: blocking },
           options: ["approve", "abort"],
         },
         { kind: "before-step", step: 1, approved: "blocking-findings" },

@@ -1,4 +1,3 @@
-import { formatDuration } from "../format-duration.js";
 import { evaluateSettle } from "../settle/evaluate-settle.js";
 import type { GateReason } from "../settle/settle-types.js";
 import type { ClusterSnapshot } from "../snapshot.js";
@@ -43,10 +42,8 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
         next,
         now,
         {
-          kind: "gate-failed",
           step: step.step,
-          prompt: `The settle gate failed after restarting ${step.worker}. Continue with the next worker anyway?`,
-          details: reasonLines(verdict.reasons),
+          facts: { kind: "gate-failed", worker: step.worker, reasons: verdict.reasons },
           options: ["continue", "abort"],
         },
         { kind: "step-done", step: step.step },
@@ -64,10 +61,13 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
         next,
         now,
         {
-          kind: "slow-gate",
           step: step.step,
-          prompt: `The cluster has not settled after restarting ${step.worker} (${formatDuration(now - (step.restartIssuedAt ?? now))} so far, delay included). Keep waiting?`,
-          details: reasonLines(verdict.reasons),
+          facts: {
+            kind: "gate-slow",
+            worker: step.worker,
+            elapsedMs: now - (step.restartIssuedAt ?? now),
+            reasons: verdict.reasons,
+          },
           options: ["keep-waiting", "continue", "abort"],
         },
         { kind: "settling", step: step.step, baseline: phase.baseline },
@@ -78,10 +78,6 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
     state: next,
     effects: [...effects, { kind: "read-cluster", afterMs: settlePollMs(s, step, verdict.reasons, now) }],
   });
-}
-
-function reasonLines(reasons: readonly GateReason[]): string[] {
-  return reasons.map((r) => r.message);
 }
 
 function sameReasons(a: readonly GateReason[], b: readonly GateReason[]): boolean {

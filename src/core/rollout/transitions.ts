@@ -1,4 +1,12 @@
-import type { ApprovalKind, PendingApproval } from "./approval-types.js";
+import type { WorkerSnapshot } from "../snapshot.js";
+import {
+  type ApprovalFacts,
+  type ApprovalKind,
+  approvalKindOf,
+  type Decision,
+  type PendingApproval,
+  type WorkerSeen,
+} from "./approval-types.js";
 import type { RolloutEffect, RolloutEvent, Transition } from "./rollout-io.js";
 import type { ResumePoint, RolloutResult, RolloutState, StepRecord } from "./rollout-state.js";
 
@@ -52,15 +60,29 @@ export function finish(
   };
 }
 
+/** What a phase asks a person: the facts (the views word them), the step it is about, the decisions offered. */
+export interface Question {
+  readonly step: number | null;
+  readonly facts: ApprovalFacts;
+  readonly options: readonly Decision[];
+}
+
 export function ask(
   state: RolloutState,
   now: number,
-  approval: Omit<PendingApproval, "id" | "askedAt">,
+  question: Question,
   resume: ResumePoint,
   effects: readonly RolloutEffect[] = [],
 ): Transition {
   const seq = state.seq + 1;
-  const pending: PendingApproval = { ...approval, id: `${state.jobId}:a${seq}`, askedAt: now };
+  const pending: PendingApproval = {
+    id: `${state.jobId}:a${seq}`,
+    kind: approvalKindOf(question.facts),
+    step: question.step,
+    facts: question.facts,
+    options: question.options,
+    askedAt: now,
+  };
   const next: RolloutState = {
     ...state,
     seq,
@@ -98,6 +120,13 @@ export function targetVersionFor(state: RolloutState, step: StepRecord): string 
 
 export function isGranted(s: RolloutState, kind: ApprovalKind, step: number): boolean {
   return s.granted.some((g) => g.kind === kind && g.step === step);
+}
+
+/** What the read shows of a worker a person is asked about (absent: not reachable, no error known). */
+export function workerSeen(w: WorkerSnapshot | undefined): WorkerSeen {
+  return w?.reachable
+    ? { reachable: true, version: w.version }
+    : { reachable: false, error: w?.error ?? null };
 }
 
 /** Plain restart: a worker whose process started at or after this counts as restarted (the target's `since`). */

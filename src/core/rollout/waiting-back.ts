@@ -1,4 +1,3 @@
-import { formatDuration } from "../format-duration.js";
 import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
 import { versionMatches } from "../version.js";
 import { done, type PhaseResult, reenter } from "./phase-result.js";
@@ -6,7 +5,7 @@ import { watchBack } from "./poll-cadence.js";
 import type { Transition } from "./rollout-io.js";
 import type { Phase, RolloutState, StepRecord } from "./rollout-state.js";
 import { startedSince, stepAt, updateStep } from "./step-helpers.js";
-import { ask, stay, targetVersionFor } from "./transitions.js";
+import { ask, stay, targetVersionFor, workerSeen } from "./transitions.js";
 
 /**
  * Waiting for a restarted worker to come back: probes of the worker alone, then one read of the whole cluster; too
@@ -87,14 +86,14 @@ function notBackYet(
     waiting,
     now,
     {
-      kind: "slow-gate",
       step: step.step,
-      prompt: `${step.worker} has not come back on ${targetVersionFor(s, step)} after ${formatDuration(now - phase.since)}. Keep waiting?`,
-      details: [
-        w?.reachable
-          ? `it answers, reporting version ${w.version ?? "unknown"}`
-          : `it does not answer: ${w?.error ?? "unreachable"}`,
-      ],
+      facts: {
+        kind: "worker-not-back",
+        worker: step.worker,
+        targetVersion: targetVersionFor(s, step),
+        waitedMs: now - phase.since,
+        seen: workerSeen(w),
+      },
       options: ["keep-waiting", "abort"],
     },
     { kind: "settling", step: step.step, baseline: phase.baseline },
@@ -134,15 +133,8 @@ export function onVerifying(s: RolloutState, snapshot: ClusterSnapshot, now: num
       verifying,
       now,
       {
-        kind: "restart-unconfirmed",
         step: step.step,
-        prompt: `A restart of ${step.worker} was issued before a takeover but cannot be confirmed. Restart it again?`,
-        details: [
-          w?.reachable
-            ? `${step.worker} answers and reports ${w.version ?? "an unknown version"}`
-            : `${step.worker} does not answer`,
-          "connect-roll never repeats a restart it cannot confirm without asking.",
-        ],
+        facts: { kind: "restart-unconfirmed", worker: step.worker, seen: workerSeen(w) },
         options: ["approve", "abort"],
       },
       { kind: "retry-restart", step: step.step, baseline: phase.baseline },

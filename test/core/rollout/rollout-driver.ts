@@ -1,3 +1,4 @@
+import { approvalDetails, approvalPrompt } from "../../../src/chat/views/approval-text.js";
 import type { RolloutTarget } from "../../../src/core/plan/plan-types.js";
 import { decide, startRollout } from "../../../src/core/rollout/decide.js";
 import {
@@ -92,6 +93,12 @@ export class RolloutDriver {
     return this.action.kind === "await-approval" ? this.action.approval : undefined;
   }
 
+  /** The pending approval as a person reads it: its facts worded by the views. */
+  pendingWorded(): WordedApproval | undefined {
+    const approval = this.pending();
+    return approval === undefined ? undefined : worded(approval);
+  }
+
   eventsOf<K extends RolloutEvent["kind"]>(kind: K): EventOf<K>[] {
     return this.events.filter((e): e is EventOf<K> => e.kind === kind);
   }
@@ -120,6 +127,16 @@ export class RolloutDriver {
     this.lines.push(`${label} → ${emitted} | ${describeAction(last)}`);
     return this;
   }
+}
+
+export type WordedApproval = PendingApproval & {
+  readonly prompt: string;
+  readonly details: readonly string[];
+};
+
+/** An approval with the prompt and details the views word from its facts (src/chat/views/approval-text.ts). */
+export function worded(approval: PendingApproval): WordedApproval {
+  return { ...approval, prompt: approvalPrompt(approval), details: approvalDetails(approval) };
 }
 
 function describeAction(e: RolloutEffect): string {
