@@ -22,7 +22,7 @@ export function approvalDetails(approval: PendingApproval): readonly string[] {
   return approval.facts === undefined ? approval.details : detailsOf(approval.facts);
 }
 
-export const EAGER_WINDOW_DETAILS: readonly string[] = [
+const EAGER_WINDOW_DETAILS: readonly string[] = [
   "Workers older than 2.3 (or with connect.protocol=eager) only speak the eager protocol; the group negotiates eager until the last of them leaves (see docs/connect-behaviour.md#protocol-negotiation).",
   "Finish this window promptly: every rebalance inside it is stop-the-world.",
 ];

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { approvalDetails, approvalPrompt } from "../../../src/chat/views/approval-text.js";
 import { renderApprovalDecided, renderApprovalPrompt } from "../../../src/chat/views/render-approval.js";
 import { renderEventLine } from "../../../src/cli/render-event-line.js";
-import type { ApprovalFacts } from "../../../src/core/rollout/approval-types.js";
+import { type ApprovalFacts, approvalKindOf } from "../../../src/core/rollout/approval-types.js";
 import type { Decision, PendingApproval } from "../../../src/core/rollout/rollout-types.js";
 import type { GateReason } from "../../../src/core/settle/settle-types.js";
 import { aRollout, heldReason, stepStart } from "./rollout-state-builder.js";
@@ -170,21 +170,10 @@ const CASES: Case[] = [
   },
 ];
 
-const KINDS = {
-  "blocking-findings": "blocking-findings",
-  "eager-window": "eager-window",
-  "worker-not-back": "slow-gate",
-  "gate-slow": "slow-gate",
-  "gate-failed": "gate-failed",
-  "config-changed": "config-changed",
-  "restart-failed": "restart-failed",
-  "restart-unconfirmed": "restart-unconfirmed",
-} as const;
-
 function asked(c: Case): PendingApproval {
   return {
     id: "job-01HX:a1",
-    kind: KINDS[c.facts.kind],
+    kind: approvalKindOf(c.facts),
     step: c.step,
     facts: c.facts,
     options: c.options,
@@ -226,7 +215,7 @@ describe("approval text: the views word what core asks", () => {
       renderEventLine({ kind: "approval-requested", approval }, new Map());
     expect(line(asked(c))).toBe(line(worded(c)));
     expect(line(asked(c))).toBe(
-      `approval needed (${KINDS[c.facts.kind]}): ${c.prompt}${c.details.map((d) => `\n    ${d}`).join("")}`,
+      `approval needed (${approvalKindOf(c.facts)}): ${c.prompt}${c.details.map((d) => `\n    ${d}`).join("")}`,
     );
   });
 
