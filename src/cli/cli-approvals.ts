@@ -1,4 +1,5 @@
 import { createInterface } from "node:readline/promises";
+import { approvalPrompt } from "../chat/views/approval-text.js";
 import type {
   ApprovalKind,
   Decision as DecisionKind,
@@ -89,7 +90,7 @@ export function createCliApprovals(o: CliApprovalOptions): ApprovalSource {
       try {
         const choices = approval.options.join("/");
         for (;;) {
-          const answer = (await rl.question(`${approval.prompt} [${choices}] `, { signal }))
+          const answer = (await rl.question(`${approvalPrompt(approval)} [${choices}] `, { signal }))
             .trim()
             .toLowerCase();
           const picked = approval.options.find((d) => d === answer || d.startsWith(answer));

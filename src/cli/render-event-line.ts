@@ -1,3 +1,4 @@
+import { approvalDetails, approvalPrompt } from "../chat/views/approval-text.js";
 import { formatDuration } from "../core/format-duration.js";
 import type { RolloutEvent } from "../core/rollout/rollout-types.js";
 
@@ -34,7 +35,11 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
     case "step-reordered":
       return `step ${event.step}: ${event.worker} moved to the end: ${event.reason}`;
     case "approval-requested":
-      return `approval needed (${event.approval.kind}): ${event.approval.prompt}${event.approval.details.map((d) => `\n    ${d}`).join("")}`;
+      return `approval needed (${event.approval.kind}): ${approvalPrompt(event.approval)}${approvalDetails(
+        event.approval,
+      )
+        .map((d) => `\n    ${d}`)
+        .join("")}`;
     case "approval-decided":
       return `approval ${event.approval.kind}: ${event.approval.decision} by ${event.approval.by}`;
     case "rollout-paused":

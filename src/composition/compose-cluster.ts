@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { ClusterConfig } from "../config/schema.js";
 import type { ClusterReader } from "../connect/cluster-reader.js";
 import { createHttpClusterReader } from "../connect/http-cluster-reader.js";
+import { resolveRolloutSettings } from "../core/rollout/resolve-rollout-settings.js";
 import type { RolloutSettings } from "../core/rollout/rollout-types.js";
 import { workerIdOf } from "../core/snapshot.js";
 import { requireSecret } from "../restart/executor-environment.js";
@@ -11,7 +12,7 @@ import type { RestartTarget, WorkerRestarter } from "../restart/worker-restarter
 
 const DEFAULT_DELAY_MS = 300_000;
 
-/** Maps a cluster's configuration to the rollout engine's settings. */
+/** Maps a cluster's configuration to the rollout engine's settings, every default filled in (`resolveRolloutSettings`). */
 export function rolloutSettingsFor(
   cluster: ClusterConfig,
   overrides: { pace?: "safe" | "window" } = {},
@@ -22,7 +23,7 @@ export function rolloutSettingsFor(
       .filter((w) => w.connectProtocol !== undefined)
       .map((w) => [w.name, w.connectProtocol ?? null]),
   );
-  return {
+  return resolveRolloutSettings({
     planPolicy: {
       connectProtocol: cluster.connect.protocol ?? null,
       connectProtocolByWorker: byWorker,
@@ -50,7 +51,7 @@ export function rolloutSettingsFor(
     sessionTimeoutMs: cluster.connect.sessionTimeoutMs,
     expectedRestartMs: cluster.restart.expectedMs,
     backTimeoutMs: Math.max(cluster.restart.expectedMs * 3, 60_000),
-  };
+  });
 }
 
 /** What the executor needs to know of each worker, by name. */

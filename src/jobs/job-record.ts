@@ -24,6 +24,7 @@ const threadSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1
 const pendingApprovalSchema = z.object({
   id: z.string().min(1),
   kind: z.string().min(1),
+  /** A summary for readers of the record (the approval's kind; the sentence, for approvals asked before facts). */
   prompt: z.string(),
 });
 const controlSchema = z.object({

@@ -1,7 +1,41 @@
 import { z } from "zod";
 import { AppError, ErrorCode } from "../core/errors.js";
+import {
+  type RolloutSettingsInput,
+  resolveRolloutSettings,
+} from "../core/rollout/resolve-rollout-settings.js";
 import { ROLLOUT_STATE_VERSION, type RolloutState } from "../core/rollout/rollout-types.js";
+import { parseWindowKey } from "../core/rollout/window-key.js";
 import type { JobRecord, JobStatus } from "./job-record.js";
+
+const windowKeySchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("eager"), fromStep: z.number().int().positive() }),
+  z.object({ kind: z.literal("pace"), window: z.number().int().nonnegative() }),
+]);
+
+/**
+ * The window being crossed. Its key is typed; a checkpoint written before that holds it as `index: "pace:<n>"` or
+ * `"eager:<fromStep>"`, read into the typed key here.
+ */
+const openWindowSchema = z
+  .looseObject({
+    key: windowKeySchema.optional(),
+    index: z.string().optional(),
+    deadline: z.number().nullable(),
+  })
+  .transform((w, ctx) => {
+    const { index, ...rest } = w;
+    const key = w.key ?? (index === undefined ? null : parseWindowKey(index));
+    if (key === null) {
+      ctx.addIssue({
+        code: "custom",
+        message: `no window key (index ${JSON.stringify(index ?? null)})`,
+        input: w,
+      });
+      return z.NEVER;
+    }
+    return { ...rest, key };
+  });
 
 /**
  * The checkpoint's outer shape, checked when a job is read back (another replica, another version of the bot).
@@ -14,7 +48,11 @@ const stateSchema = z.looseObject({
   target: z.looseObject({ kind: z.enum(["upgrade", "restart"]), version: z.string(), argument: z.string() }),
   requestedBy: z.string(),
   startedAt: z.number(),
-  settings: z.looseObject({ pollIntervalMs: z.number().positive() }),
+  settings: z.looseObject({
+    planPolicy: z.looseObject({}),
+    gatePolicy: z.looseObject({}),
+    pollIntervalMs: z.number().positive(),
+  }),
   phase: z.looseObject({
     kind: z.enum([
       "planning",
@@ -39,9 +77,13 @@ const stateSchema = z.looseObject({
   approvals: z.array(z.looseObject({ id: z.string(), decision: z.string(), by: z.string() })),
   track: z.looseObject({ lastWorker: z.record(z.string(), z.string()), down: z.array(z.string()) }),
   seq: z.number().int(),
+  openWindow: openWindowSchema.nullable().optional(),
 });
 
-/** Reads a rollout checkpoint from a job record. @throws AppError `store/corrupt` with every bad path. */
+/**
+ * Reads a rollout checkpoint from a job record. Settings enter core here too: a checkpoint written before they were
+ * resolved has its defaults filled in (`resolveRolloutSettings`). @throws AppError `store/corrupt` with every bad path.
+ */
 export function rolloutStateOf(record: JobRecord): RolloutState {
   const parsed = stateSchema.safeParse(record.state);
   if (!parsed.success)
@@ -49,7 +91,11 @@ export function rolloutStateOf(record: JobRecord): RolloutState {
       ErrorCode.StoreCorrupt,
       `job ${record.id} has an unreadable checkpoint:\n${z.prettifyError(parsed.error)}`,
     );
-  return parsed.data as unknown as RolloutState;
+  const state = parsed.data as unknown as RolloutState;
+  return {
+    ...state,
+    settings: resolveRolloutSettings(parsed.data.settings as unknown as RolloutSettingsInput),
+  };
 }
 
 export function jobStatusOf(state: RolloutState): JobStatus {
@@ -65,14 +111,19 @@ export function jobStatusOf(state: RolloutState): JobStatus {
   }
 }
 
-/** The job record that checkpoints `state` (store-owned fields are kept from `base`). */
+/**
+ * The job record that checkpoints `state` (store-owned fields are kept from `base`). The pending approval's `prompt`
+ * is its kind: the wording belongs to the views (the checkpoint holds the facts); an approval from an older
+ * checkpoint keeps the sentence it was asked with.
+ */
 export function recordWithState(base: JobRecord, state: RolloutState): JobRecord {
   const approval = state.phase.kind === "awaiting-approval" ? state.phase.approval : null;
+  const prompt = approval?.facts === undefined ? (approval?.prompt ?? "") : approval.kind;
   return {
     ...base,
     status: jobStatusOf(state),
     updatedAt: state.updatedAt,
-    pendingApproval: approval ? { id: approval.id, kind: approval.kind, prompt: approval.prompt } : null,
+    pendingApproval: approval ? { id: approval.id, kind: approval.kind, prompt } : null,
     state,
   };
 }

@@ -56,3 +56,36 @@ describe("CLI approvals", () => {
     expect(d.decision).toBe("approve");
   });
 });
+
+describe("CLI approvals on a terminal", () => {
+  it("asks the prompt the views word from the facts, with the decisions offered", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let asked = "";
+    output.on("data", (chunk: Buffer) => {
+      asked += chunk.toString();
+      if (asked.includes("] ")) input.write("approve\n");
+    });
+    const approvals = createCliApprovals({
+      policy: { kind: "some", kinds: new Set() },
+      interactive: true,
+      input,
+      output,
+      user: "ops@vm",
+      now: () => 1,
+    });
+    const restartFailed: PendingApproval = {
+      id: "a-1",
+      kind: "restart-failed",
+      step: 2,
+      facts: { kind: "restart-failed", worker: "connect-2", error: "boom", mayHaveRun: true },
+      options: ["approve", "abort"],
+      askedAt: 0,
+    };
+    const d = await approvals.wait(job, restartFailed, new AbortController().signal);
+    expect(asked).toBe(
+      "Restarting connect-2 failed (it may have run partly). Retry the restart? [approve/abort] ",
+    );
+    expect(d).toEqual({ decision: "approve", by: "ops@vm", at: 1 });
+  });
+});

@@ -6,6 +6,7 @@ import type {
   RolloutState,
 } from "../../core/rollout/rollout-types.js";
 import { ActionId, encodeActionValue } from "../action-ids.js";
+import { approvalDetails, approvalPrompt } from "./approval-text.js";
 import { actions, button, confirmDialog, context, message, section, type ViewMessage } from "./blocks.js";
 import { mention, utcTime } from "./format.js";
 import { escapeMrkdwn, fitLines, MAX_LINE, MAX_SECTION_TEXT, truncateText } from "./limits.js";
@@ -59,7 +60,7 @@ export function decisionText(record: ApprovalRecord): string {
 }
 
 function promptText(approval: PendingApproval): string {
-  return truncateText(escapeMrkdwn(approval.prompt), MAX_PROMPT);
+  return truncateText(escapeMrkdwn(approvalPrompt(approval)), MAX_PROMPT);
 }
 
 function promptBlocks(state: RolloutState, approval: PendingApproval, decided: boolean): KnownBlock[] {
@@ -67,8 +68,9 @@ function promptBlocks(state: RolloutState, approval: PendingApproval, decided: b
     ? `*Approval: ${approvalLabel(approval.kind)}*`
     : `*🙋 Approval needed: ${approvalLabel(approval.kind)}*`;
   const blocks: KnownBlock[] = [section(`${title}\n${promptText(approval)}`)];
-  if (approval.details.length > 0) {
-    const lines = approval.details.map((d) => `• ${truncateText(escapeMrkdwn(d), MAX_LINE)}`);
+  const details = approvalDetails(approval);
+  if (details.length > 0) {
+    const lines = details.map((d) => `• ${truncateText(escapeMrkdwn(d), MAX_LINE)}`);
     blocks.push(section(fitLines(lines, MAX_SECTION_TEXT, MAX_DETAIL_LINES).join("\n")));
   }
   const step = approval.step === null ? undefined : state.steps.find((s) => s.step === approval.step);

@@ -1,5 +1,6 @@
 import { resolveLeader } from "../plan/resolve-leader.js";
 import type { ClusterSnapshot } from "../snapshot.js";
+import type { FreezeChange } from "./approval-types.js";
 import type { FreezeSnapshot, RolloutState, StepMeasurements, StepRecord } from "./rollout-types.js";
 import type { DisruptionDelta } from "./track-disruption.js";
 
@@ -59,19 +60,20 @@ export function freezeOf(snapshot: ClusterSnapshot): FreezeSnapshot {
   return out;
 }
 
-/** Human lines for every difference between the freeze and the cluster now. */
-export function freezeChanges(freeze: FreezeSnapshot, snapshot: ClusterSnapshot): string[] {
+/** Every difference between the freeze and the cluster now: deleted, resized or reconfigured, then created. */
+export function freezeChanges(freeze: FreezeSnapshot, snapshot: ClusterSnapshot): FreezeChange[] {
   if (snapshot.connectors === null) return [];
   const now = freezeOf(snapshot);
-  const out: string[] = [];
-  for (const [name, before] of Object.entries(freeze)) {
-    const after = now[name];
-    if (!after) out.push(`connector ${name} was deleted`);
+  const out: FreezeChange[] = [];
+  for (const [connector, before] of Object.entries(freeze)) {
+    const after = now[connector];
+    if (!after) out.push({ kind: "deleted", connector });
     else if (after.taskCount !== before.taskCount)
-      out.push(`connector ${name}: task count ${before.taskCount} → ${after.taskCount}`);
-    else if (after.configHash !== before.configHash) out.push(`connector ${name}: configuration changed`);
+      out.push({ kind: "task-count", connector, before: before.taskCount, after: after.taskCount });
+    else if (after.configHash !== before.configHash) out.push({ kind: "config", connector });
   }
-  for (const name of Object.keys(now)) if (!(name in freeze)) out.push(`connector ${name} was created`);
+  for (const connector of Object.keys(now))
+    if (!(connector in freeze)) out.push({ kind: "created", connector });
   return out;
 }
 

@@ -18,7 +18,7 @@ interface Case {
   options: Decision[];
 }
 
-/** The prompts `decide` asks, worded as it words them. */
+/** Approvals as checkpoints written before facts held them: with their words (approval-text.test.ts: the facts). */
 const CASES: Case[] = [
   {
     kind: "blocking-findings",

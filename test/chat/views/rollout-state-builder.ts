@@ -1,4 +1,5 @@
 import type { StepWindow } from "../../../src/core/plan/plan-types.js";
+import { resolveRolloutSettings } from "../../../src/core/rollout/resolve-rollout-settings.js";
 import type {
   ApprovalRecord,
   Decision,
@@ -83,7 +84,7 @@ export class RolloutStateBuilder {
       startedAt: T0,
       updatedAt: T0 + MINUTE,
       finishedAt: null,
-      settings: {
+      settings: resolveRolloutSettings({
         planPolicy: {
           connectProtocol: null,
           scheduledRebalanceMaxDelayMs: 300_000,
@@ -95,7 +96,7 @@ export class RolloutStateBuilder {
         sessionTimeoutMs: 10_000,
         expectedRestartMs: 45_000,
         backTimeoutMs: 600_000,
-      },
+      }),
       phase: { kind: "before-step", step: 1 },
       plan: planFor(cluster, target, steps, options.eagerWindows ?? [], T0),
       steps,

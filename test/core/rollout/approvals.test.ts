@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Decision } from "../../../src/core/rollout/rollout-types.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
-import { startDriver } from "./rollout-driver.js";
+import { startDriver, worded } from "./rollout-driver.js";
 import { cluster, down } from "./rollout-fixtures.js";
 import { rollFollower } from "./rollout-scripts.js";
 
@@ -10,6 +10,8 @@ describe("decide: blocking findings before any restart", () => {
     name: string;
     start: () => ClusterSnapshotBuilder;
     detail: string;
+    /** Blocking findings the plan has. */
+    blocking: number;
     /** A worker whose version is unknown is assumed eager-only: its window needs its own approval. */
     alsoEager: boolean;
   }[] = [
@@ -17,17 +19,19 @@ describe("decide: blocking findings before any restart", () => {
       name: "a task FAILED before the start",
       start: () => cluster().withConnector("orders", (c) => c.task(1, "FAILED", "worker-2")),
       detail: "1 FAILED before the start (task orders/1): the rollout needs approval, or fix them first.",
+      blocking: 1,
       alsoEager: false,
     },
     {
       name: "an unreachable worker",
       start: () => cluster().withWorker("worker-2", (w) => w.unreachable("connection refused")),
       detail: "worker-2 (http://worker-2:8083) is unreachable: connection refused.",
+      blocking: 1,
       alsoEager: true,
     },
   ];
 
-  it.each(cases)("$name: asks before step 1, approve proceeds", ({ start, detail, alsoEager }) => {
+  it.each(cases)("$name: asks before step 1, approve proceeds", ({ start, detail, blocking, alsoEager }) => {
     const d = startDriver().read(0, start());
     expect(d.pending()).toMatchObject({
       id: "job-1:a1",
@@ -36,7 +40,11 @@ describe("decide: blocking findings before any restart", () => {
       options: ["approve", "abort"],
       askedAt: 0,
     });
-    expect(d.pending()?.details).toContain(detail);
+    expect(d.pendingWorded()?.details).toContain(detail);
+    expect(d.pending()?.facts).toMatchObject({ kind: "blocking-findings", cluster: "prod" });
+    expect(d.pendingWorded()?.prompt).toBe(
+      `The preflight found ${blocking} blocking problem(s) on prod. Start anyway?`,
+    );
     expect(d.restarts).toEqual([]);
     d.answer(5_000, "approve").read(5_000, start());
     if (alsoEager) d.answer(6_000, "approve").read(6_000, start());
@@ -141,7 +149,10 @@ describe("decide: config freeze between steps", () => {
   it.each(changes)("$name: asks config-changed before step 2", ({ change, line }) => {
     const { d } = changedAtStep2(change);
     expect(d.pending()).toMatchObject({ kind: "config-changed", step: 2, options: ["continue", "abort"] });
-    expect(d.pending()?.details).toEqual([line]);
+    expect(d.pendingWorded()?.details).toEqual([line]);
+    expect(d.pendingWorded()?.prompt).toBe(
+      "Connector configuration changed during the rollout of prod. Continue with the new configuration?",
+    );
     expect(d.restarts).toHaveLength(1);
   });
 
@@ -178,7 +189,7 @@ describe("decide: a config-changed approval covers the change it was asked about
       .failed(t1 + 2_000, false)
       .answer(t1 + 3_000, "approve")
       .read(t1 + 3_000, alsoHash());
-    expect(d.approvalsAsked().map((a) => [a.kind, a.step, a.details])).toEqual([
+    expect(d.approvalsAsked().map((a) => [a.kind, a.step, worded(a).details])).toEqual([
       ["config-changed", 2, ["connector orders: task count 6 → 8"]],
       ["restart-failed", 2, ["executor said no"]],
       ["config-changed", 2, ["connector clicks: configuration changed"]],

@@ -21,7 +21,13 @@ describe("decide: the executor reports a failed restart", () => {
     ({ mayHaveRun, prompt, details }) => {
       const d = startDriver().read(0, cluster()).failed(1_000, mayHaveRun);
       expect(d.lines.at(-1)).toBe("restart-failed → approval-requested | await-approval(restart-failed)");
-      expect(d.pending()).toMatchObject({ kind: "restart-failed", step: 1, prompt, details });
+      expect(d.pendingWorded()).toMatchObject({ kind: "restart-failed", step: 1, prompt, details });
+      expect(d.pending()?.facts).toEqual({
+        kind: "restart-failed",
+        worker: "worker-1",
+        error: "executor said no",
+        mayHaveRun,
+      });
       expect(d.state.steps[0]).toMatchObject({ status: "failed", note: "executor said no", attempts: 1 });
       d.answer(2_000, "approve").read(2_000, cluster());
       expect(d.restarts).toEqual([
@@ -74,7 +80,14 @@ describe("decide: the worker does not come back within backTimeoutMs (120 s)", (
     const d = readEvery(started(), 11_000, 121_000, stuck);
     expect(d.approvalsAsked()).toEqual([]);
     d.read(130_000, stuck());
-    expect(d.pending()).toMatchObject({
+    expect(d.pending()?.facts).toEqual({
+      kind: "worker-not-back",
+      worker: "worker-1",
+      targetVersion: "3.7.1",
+      waitedMs: 129_000,
+      seen: { reachable: false, error: "connection refused" },
+    });
+    expect(d.pendingWorded()).toMatchObject({
       kind: "slow-gate",
       step: 1,
       prompt: "worker-1 has not come back on 3.7.1 after 2m09s. Keep waiting?",
@@ -121,14 +134,15 @@ describe("decide: slow gate (expectedSettleMs 60 s past the 60 s delay deadline)
     expect(d.approvalsAsked()).toEqual([]);
     d.read(130_000, held());
     expect(d.lines.at(-1)).toBe("read → gate-waiting, approval-requested | await-approval(slow-gate)");
-    expect(d.pending()).toMatchObject({
+    expect(d.pendingWorded()).toMatchObject({
       kind: "slow-gate",
       step: 1,
       prompt:
         "The cluster has not settled after restarting worker-1 (2m10s so far, delay included). Keep waiting?",
       options: ["keep-waiting", "continue", "abort"],
     });
-    expect(d.pending()?.details).toContain("settling is 10s slower than expected");
+    expect(d.pending()?.facts).toMatchObject({ kind: "gate-slow", worker: "worker-1", elapsedMs: 130_000 });
+    expect(d.pendingWorded()?.details).toContain("settling is 10s slower than expected");
   });
 
   it("keep-waiting asks again only after another expectedSettleMs", () => {
@@ -190,7 +204,8 @@ describe("decide: the gate fails", () => {
       .accepted(1_000)
       .read(at, poll());
     expect(d.pending()).toMatchObject({ kind: "gate-failed", step: 1, options: ["continue", "abort"] });
-    expect(d.pending()?.details[0]).toBe(detail);
+    expect(d.pendingWorded()?.details[0]).toBe(detail);
+    expect(d.pending()?.facts).toMatchObject({ kind: "gate-failed", worker: "worker-1" });
     expect(d.state.steps[0]?.gate[0]?.message).toBe(detail);
   });
 

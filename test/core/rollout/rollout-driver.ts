@@ -1,12 +1,16 @@
+import { approvalDetails, approvalPrompt } from "../../../src/chat/views/approval-text.js";
 import type { RolloutTarget } from "../../../src/core/plan/plan-types.js";
 import { decide, startRollout } from "../../../src/core/rollout/decide.js";
+import {
+  type RolloutSettingsInput,
+  resolveRolloutSettings,
+} from "../../../src/core/rollout/resolve-rollout-settings.js";
 import type {
   Decision,
   PendingApproval,
   RolloutEffect,
   RolloutEvent,
   RolloutInput,
-  RolloutSettings,
   RolloutState,
   Transition,
 } from "../../../src/core/rollout/rollout-types.js";
@@ -18,7 +22,8 @@ type EventOf<K extends RolloutEvent["kind"]> = Extract<RolloutEvent, { kind: K }
 
 export interface DriverOptions {
   readonly target?: RolloutTarget;
-  readonly settings?: Partial<RolloutSettings>;
+  /** Settings as they enter core (resolved like the composition root resolves them). */
+  readonly settings?: Partial<RolloutSettingsInput>;
   readonly now?: number;
 }
 
@@ -88,6 +93,12 @@ export class RolloutDriver {
     return this.action.kind === "await-approval" ? this.action.approval : undefined;
   }
 
+  /** The pending approval as a person reads it: its facts worded by the views. */
+  pendingWorded(): WordedApproval | undefined {
+    const approval = this.pending();
+    return approval === undefined ? undefined : worded(approval);
+  }
+
   eventsOf<K extends RolloutEvent["kind"]>(kind: K): EventOf<K>[] {
     return this.events.filter((e): e is EventOf<K> => e.kind === kind);
   }
@@ -118,6 +129,16 @@ export class RolloutDriver {
   }
 }
 
+export type WordedApproval = PendingApproval & {
+  readonly prompt: string;
+  readonly details: readonly string[];
+};
+
+/** An approval with the prompt and details the views word from its facts (src/chat/views/approval-text.ts). */
+export function worded(approval: PendingApproval): WordedApproval {
+  return { ...approval, prompt: approvalPrompt(approval), details: approvalDetails(approval) };
+}
+
 function describeAction(e: RolloutEffect): string {
   switch (e.kind) {
     case "read-cluster":
@@ -143,7 +164,7 @@ export function startDriver(options: DriverOptions = {}): RolloutDriver {
     target: options.target ?? UPGRADE,
     image: null,
     requestedBy: "bob",
-    settings: { ...SETTINGS, ...options.settings },
+    settings: resolveRolloutSettings({ ...SETTINGS, ...options.settings }),
     now: options.now ?? 0,
   });
   const first = t.effects.at(-1);

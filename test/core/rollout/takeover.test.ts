@@ -57,10 +57,16 @@ describe("decide: takeover of a rollout checkpointed while restarting", () => {
     const d = readEvery(takenOver(), 10_000, 50_000, () => cluster());
     expect(d.approvalsAsked()).toEqual([]);
     d.read(60_000, cluster());
-    expect(d.pending()).toMatchObject({
+    expect(d.pending()?.facts).toEqual({
+      kind: "restart-unconfirmed",
+      worker: "worker-1",
+      seen: { reachable: true, version: "3.6.1" },
+    });
+    expect(d.pendingWorded()).toMatchObject({
       kind: "restart-unconfirmed",
       step: 1,
       options: ["approve", "abort"],
+      prompt: "A restart of worker-1 was issued before a takeover but cannot be confirmed. Restart it again?",
       details: [
         "worker-1 answers and reports 3.6.1",
         "connect-roll never repeats a restart it cannot confirm without asking.",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PlanPolicy } from "../../../src/core/plan/plan-types.js";
+import { backPollMs, windowGatePollMs } from "../../../src/core/rollout/poll-cadence.js";
 import type { RolloutEffect } from "../../../src/core/rollout/rollout-types.js";
-import { backPollMs, windowGatePollMs } from "../../../src/core/rollout/window-pace.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
 import { type RolloutDriver, startDriver } from "./rollout-driver.js";
 import { backHeld, cluster, down, RESTART, SETTINGS, TO } from "./rollout-fixtures.js";
@@ -105,7 +105,7 @@ describe("decide: pace window, followers back to back, the leader closes the win
     d.read(71_000, settled());
     expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1", "worker-2"]);
     // a new window, a new deadline: worker-2 then the leader
-    expect(d.state.openWindow).toMatchObject({ index: "pace:1", deadline: 131_000 });
+    expect(d.state.openWindow).toMatchObject({ key: { kind: "pace", window: 1 }, deadline: 131_000 });
   });
 });
 

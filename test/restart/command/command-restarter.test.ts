@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AppError, ErrorCode } from "../../../src/core/errors.js";
 import { createCommandRestarter } from "../../../src/restart/command/command-restarter.js";
 import type { RestartRequest } from "../../../src/restart/worker-restarter.js";
-import { describeWorkerRestarterContract } from "../worker-restarter-contract.js";
 import { waitFor } from "../../support/wait-for.js";
+import { describeWorkerRestarterContract } from "../worker-restarter-contract.js";
 
 const fixture = (file: string): string => fileURLToPath(new URL(`../fixtures/${file}`, import.meta.url));
 const worker = {

@@ -6,8 +6,8 @@ import { AppError, ErrorCode } from "../../../src/core/errors.js";
 import type { KubernetesRestarterOptions } from "../../../src/restart/kubernetes/kubernetes-options.js";
 import { createKubernetesRestarter } from "../../../src/restart/kubernetes/kubernetes-restarter.js";
 import type { RestartRequest, WorkerRestarter } from "../../../src/restart/worker-restarter.js";
-import { describeWorkerRestarterContract } from "../worker-restarter-contract.js";
 import { waitFor } from "../../support/wait-for.js";
+import { describeWorkerRestarterContract } from "../worker-restarter-contract.js";
 import {
   type FakeKubernetesApi,
   type FakeKubernetesOptions,

@@ -1,68 +1,17 @@
-import { resolveLeader } from "../plan/resolve-leader.js";
-import { resolvePlanPolicy } from "../plan/resolve-plan-policy.js";
-import { fitsBeforeDeadline, type WindowTiming, windowTiming } from "../plan/window-timing.js";
 import type { GateReason } from "../settle/settle-types.js";
-import type { ClusterSnapshot } from "../snapshot.js";
-import { versionMatches } from "../version.js";
-import type { RolloutEffect, RolloutState, StepRecord } from "./rollout-types.js";
-import { startedSince, stepAt } from "./step-helpers.js";
+import type { RolloutEffect } from "./rollout-io.js";
+import type { RolloutState, StepRecord } from "./rollout-state.js";
+import { windowKeyOf } from "./windows.js";
 
 /**
- * Pace at the frontier: which window a step belongs to, whether the next worker may follow at once, how a restarted
- * worker is watched and how the gate ending a pace window polls. Pure, like `decide`, which uses them.
+ * Poll cadence: how soon the next look at the cluster or at a restarted worker comes. Back polls (faster inside an
+ * eager window, at the probe interval inside a pace window), the gate's polls (less often while only the scheduled
+ * delay holds tasks back) and the gate ending a pace window (one look just after its deadline, then polls spanning
+ * the quiet period).
  */
 
 /** Longest wait between polls while only the scheduled delay holds tasks back: nothing else is expected to change. */
 export const HELD_POLL_CAP_MS = 30_000;
-
-/**
- * The window (see `RolloutState.openWindow`) the worker's step belongs to: its eager window first (crossed promptly,
- * docs/connect-behaviour.md#leaving-eager), else its pace window; null when the step runs on its own.
- */
-export function windowKeyOf(s: RolloutState, worker: string): string | null {
-  const planStep = s.plan?.steps.find((p) => p.worker === worker);
-  if (!planStep) return null;
-  const eager = s.plan?.eagerWindows.find((w) => planStep.step >= w.fromStep && planStep.step <= w.toStep);
-  if (eager) return `eager:${eager.fromStep}`;
-  return planStep.window === null ? null : `pace:${planStep.window}`;
-}
-
-/** The window timing of this rollout: the same numbers as the plan's (`windowTiming`). */
-function timingOf(s: RolloutState): WindowTiming {
-  return windowTiming(resolvePlanPolicy(s.settings.planPolicy), s.settings.delayMs);
-}
-
-/**
- * Whether the next worker can be restarted now instead of waiting for the gate: `continue` when the worker is back,
- * the next step belongs to the same window and (pace windows) can be back `marginMs` before the deadline, or is the
- * leader closing the window; `cut-short` when only the deadline stops it (the rest is grouped again); `gate`
- * otherwise.
- */
-export function windowContinuation(
-  s: RolloutState,
-  step: StepRecord,
-  snapshot: ClusterSnapshot,
-  now: number,
-): "continue" | "cut-short" | "gate" {
-  const open = s.openWindow;
-  const key = windowKeyOf(s, step.worker);
-  if (!open || key === null || open.index !== key) return "gate";
-  const next = stepAt(s, step.step + 1);
-  if (next?.status !== "pending" || windowKeyOf(s, next.worker) !== key) return "gate";
-  // The next worker already runs the target: it would be skipped, so the window's gate must run now.
-  const nextWorker = snapshot.workers.find((w) => w.name === next.worker);
-  if (
-    s.target.kind === "upgrade" &&
-    nextWorker?.version &&
-    versionMatches(nextWorker.version, s.target.version)
-  )
-    return "gate";
-  if (s.target.kind === "restart" && startedSince(nextWorker, s.target.since ?? s.startedAt)) return "gate";
-  // The leader closing the window: its stop hands the held tasks out at once, whatever the deadline.
-  const leader = resolveLeader(snapshot);
-  if (open.deadline === null || (leader.kind === "known" && leader.worker === next.worker)) return "continue";
-  return fitsBeforeDeadline(timingOf(s), now, open.deadline) ? "continue" : "cut-short";
-}
 
 /**
  * How often to look for a restarted worker. Inside an eager window every rebalance stops every task, so the next
@@ -73,9 +22,9 @@ export function windowContinuation(
  */
 export function backPollMs(s: RolloutState, step: StepRecord, now?: number): number {
   const key = windowKeyOf(s, step.worker);
-  if (key?.startsWith("eager:") === true) return Math.max(500, Math.round(s.settings.pollIntervalMs / 10));
-  if (key?.startsWith("pace:") !== true) return s.settings.pollIntervalMs;
-  const p = resolvePlanPolicy(s.settings.planPolicy);
+  if (key?.kind === "eager") return Math.max(500, Math.round(s.settings.pollIntervalMs / 10));
+  if (key?.kind !== "pace") return s.settings.pollIntervalMs;
+  const p = s.settings.planPolicy;
   const probe = Math.min(s.settings.pollIntervalMs, p.windowProbeIntervalMs);
   // While the worker is due back (the expected restart ± its jitter), four times as often: it is seen within a
   // quarter of the interval, for a few more calls.
@@ -99,6 +48,31 @@ export function watchBack(s: RolloutState, step: StepRecord, now?: number): Roll
     afterMs: backPollMs(s, step, now),
     metrics: s.target.kind === "restart",
   };
+}
+
+/**
+ * While the only thing the gate waits for is the scheduled delay, poll less often (up to 30 s, and never past the
+ * deadline): a real cluster is spared dozens of identical polls per step. Any other reason keeps the normal interval.
+ */
+export function nextPollMs(pollIntervalMs: number, reasons: readonly GateReason[]): number {
+  const held = reasons.filter((r) => r.code === "held-by-scheduled-delay");
+  if (held.length === 0 || held.length !== reasons.length) return pollIntervalMs;
+  const remaining = Math.min(
+    ...held.map((r) => (r.code === "held-by-scheduled-delay" ? (r.remainingMs ?? 0) : 0)),
+  );
+  return Math.max(pollIntervalMs, Math.min(HELD_POLL_CAP_MS, remaining - pollIntervalMs));
+}
+
+/** The next read while the gate of `step` waits: a pace window's gate polls by its deadline, any other by its reasons. */
+export function settlePollMs(
+  s: RolloutState,
+  step: StepRecord,
+  reasons: readonly GateReason[],
+  now: number,
+): number {
+  return windowKeyOf(s, step.worker)?.kind === "pace"
+    ? windowGatePollMs(s, step, reasons, now)
+    : nextPollMs(s.settings.pollIntervalMs, reasons);
 }
 
 /** Reasons a pace window's gate gives while the window's held tasks wait for its deadline. */
@@ -126,7 +100,7 @@ export function windowGatePollMs(
   now: number,
 ): number {
   const poll = s.settings.pollIntervalMs;
-  const probe = resolvePlanPolicy(s.settings.planPolicy).windowProbeIntervalMs;
+  const probe = s.settings.planPolicy.windowProbeIntervalMs;
   // The leader closing the window: the new leader handed the held tasks out, the deadline is gone with it.
   const deadline = step.isLeader ? null : (s.openWindow?.deadline ?? null);
   const onlyHeld =
@@ -140,7 +114,7 @@ export function windowGatePollMs(
     return Math.max(probe, Math.min(HELD_POLL_CAP_MS, deadline - now + DEADLINE_ALLOWANCE_MS));
   if (deadline !== null && deadline > now) return poll;
   const gate = s.settings.gatePolicy;
-  const n = Math.max(2, gate.consecutivePolls ?? 3);
-  const quiet = gate.quietPeriodMs ?? 10_000;
+  const n = Math.max(2, gate.consecutivePolls);
+  const quiet = gate.quietPeriodMs;
   return Math.min(poll, Math.max(probe, Math.round(quiet / (n - 1))));
 }

@@ -1,0 +1,125 @@
+import type { Finding } from "../plan/plan-types.js";
+import type { GateReason } from "../settle/settle-types.js";
+
+/** Why a person is asked and what they decided: the approvals of the rollout state machine. */
+
+export type Decision = "approve" | "abort" | "keep-waiting" | "continue";
+
+/**
+ * Why a person is asked:
+ * - `blocking-findings`: the plan has block findings (FAILED tasks before the start, unreachable workers…);
+ * - `eager-window`: the next step runs while the group negotiates eager (stop-the-world rebalances);
+ * - `slow-gate`: the settle gate is slower than expected (delay included);
+ * - `gate-failed`: the gate saw something wrong (a new FAILED task, a missing connector);
+ * - `config-changed`: a connector's config or task count changed since the start (config freeze);
+ * - `restart-failed`: the executor reported a failure;
+ * - `restart-unconfirmed`: after a takeover, a restart was issued but cannot be confirmed.
+ */
+export type ApprovalKind =
+  | "blocking-findings"
+  | "eager-window"
+  | "slow-gate"
+  | "gate-failed"
+  | "config-changed"
+  | "restart-failed"
+  | "restart-unconfirmed";
+
+/** What the cluster showed of a worker when a person was asked about it. */
+export type WorkerSeen =
+  | { readonly reachable: true; readonly version: string | null }
+  | { readonly reachable: false; readonly error: string | null };
+
+/** One difference between the config freeze and the cluster now. */
+export type FreezeChange =
+  | { readonly kind: "deleted"; readonly connector: string }
+  | {
+      readonly kind: "task-count";
+      readonly connector: string;
+      readonly before: number;
+      readonly after: number;
+    }
+  | { readonly kind: "config"; readonly connector: string }
+  | { readonly kind: "created"; readonly connector: string };
+
+/**
+ * What a prompt is about, as facts: the views word them (src/chat/views/approval-text.ts), core never does. A
+ * `slow-gate` approval is about a worker not back yet (`worker-not-back`) or a gate slower than expected (`gate-slow`).
+ */
+export type ApprovalFacts =
+  | { readonly kind: "blocking-findings"; readonly cluster: string; readonly findings: readonly Finding[] }
+  | { readonly kind: "eager-window"; readonly cluster: string; readonly worker: string }
+  | {
+      readonly kind: "worker-not-back";
+      readonly worker: string;
+      readonly targetVersion: string;
+      readonly waitedMs: number;
+      readonly seen: WorkerSeen;
+    }
+  | {
+      readonly kind: "gate-slow";
+      readonly worker: string;
+      /** Since the restart was issued, the scheduled delay included. */
+      readonly elapsedMs: number;
+      readonly reasons: readonly GateReason[];
+    }
+  | { readonly kind: "gate-failed"; readonly worker: string; readonly reasons: readonly GateReason[] }
+  | { readonly kind: "config-changed"; readonly cluster: string; readonly changes: readonly FreezeChange[] }
+  | {
+      readonly kind: "restart-failed";
+      readonly worker: string;
+      readonly error: string;
+      /** False when the executor refused before anything ran. */
+      readonly mayHaveRun: boolean;
+    }
+  | { readonly kind: "restart-unconfirmed"; readonly worker: string; readonly seen: WorkerSeen };
+
+const KIND_OF_FACTS: Readonly<Record<ApprovalFacts["kind"], ApprovalKind>> = {
+  "blocking-findings": "blocking-findings",
+  "eager-window": "eager-window",
+  "worker-not-back": "slow-gate",
+  "gate-slow": "slow-gate",
+  "gate-failed": "gate-failed",
+  "config-changed": "config-changed",
+  "restart-failed": "restart-failed",
+  "restart-unconfirmed": "restart-unconfirmed",
+};
+
+/** The approval kind a prompt about these facts is (what `--approve` names and the decision options go by). */
+export function approvalKindOf(facts: ApprovalFacts): ApprovalKind {
+  return KIND_OF_FACTS[facts.kind];
+}
+
+interface ApprovalAsked {
+  readonly id: string;
+  readonly kind: ApprovalKind;
+  /** Step number (from 1) the approval is about, or null for the whole rollout. */
+  readonly step: number | null;
+  /** The decisions offered, first = the "go" decision. */
+  readonly options: readonly Decision[];
+  readonly askedAt: number;
+}
+
+/**
+ * An approval waiting for a decision. Core asks with facts; a checkpoint written before approvals carried facts holds
+ * the sentence (`prompt`) and lines (`details`) core worded then, which the views show as they are.
+ */
+export type PendingApproval = ApprovalAsked &
+  (
+    | { readonly facts: ApprovalFacts }
+    | {
+        readonly facts?: undefined;
+        /** One sentence shown as the prompt's title. */
+        readonly prompt: string;
+        /** Lines of detail (findings, gate reasons, changed connectors). */
+        readonly details: readonly string[];
+      }
+  );
+
+export interface ApprovalRecord {
+  readonly id: string;
+  readonly kind: ApprovalKind;
+  readonly step: number | null;
+  readonly decision: Decision;
+  readonly by: string;
+  readonly at: number;
+}

@@ -1,0 +1,195 @@
+import { captureBaseline } from "../settle/capture-baseline.js";
+import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
+import { versionMatches } from "../version.js";
+import { done, type PhaseResult, reenter } from "./phase-result.js";
+import type { RolloutState, StepRecord } from "./rollout-state.js";
+import { freezeChanges, freezeOf, keepLeaderLast, startedSince, stepAt, updateStep } from "./step-helpers.js";
+import { ask, emit, finish, isGranted, pauseAt, restartedSince, targetVersionFor } from "./transitions.js";
+import { eagerWindowStart } from "./windows.js";
+
+/**
+ * The guards that run before a step's restart, each one concern with a name. A guard lets the step go on (maybe
+ * with an updated state) or stops here: it finishes, pauses, asks a person, or re-enters the checks for another
+ * step. `before-step.ts` runs them in the order of its lists; the first that stops decides.
+ */
+
+/** What the guards look at: the rollout so far, the step to restart next, this read, the time. */
+export interface BeforeStep {
+  readonly state: RolloutState;
+  readonly stepNo: number;
+  readonly snapshot: ClusterSnapshot;
+  readonly now: number;
+}
+
+export type GuardOutcome =
+  | { readonly kind: "pass"; readonly state: RolloutState }
+  | { readonly kind: "stop"; readonly result: PhaseResult };
+
+/** A guard about the rollout, before its next step is looked at (there may be none left). */
+export type RolloutGuard = (b: BeforeStep) => GuardOutcome;
+/** A guard about the next step and its worker. */
+export type StepGuard = (b: BeforeStep, step: StepRecord) => GuardOutcome;
+
+const pass = (state: RolloutState): GuardOutcome => ({ kind: "pass", state });
+const stop = (result: PhaseResult): GuardOutcome => ({ kind: "stop", result });
+
+/** A pause or abort asked while the last step was in flight applies now, before the next restart. */
+export function applyPendingControl(b: BeforeStep): GuardOutcome {
+  const control = b.state.pendingControl;
+  if (!control) return pass(b.state);
+  const cleared: RolloutState = { ...b.state, pendingControl: null };
+  if (control.action === "abort")
+    return stop(done(finish(cleared, b.now, "aborted", `aborted by ${control.by} before step ${b.stepNo}`)));
+  return stop(done(pauseAt(cleared, b.stepNo, control.by, b.now)));
+}
+
+/**
+ * No step left: succeeded only when every step settled (or was already on the target). A step continued past its
+ * gate by a person is reported as not settled, so the result tells the truth about the cluster.
+ */
+export function finishAfterLastStep(b: BeforeStep): GuardOutcome {
+  const s = b.state;
+  if (stepAt(s, b.stepNo)) return pass(s);
+  const continued = s.steps.filter((x) => x.status === "continued").map((x) => x.worker);
+  if (continued.length > 0)
+    return stop(
+      done(
+        finish(
+          s,
+          b.now,
+          "failed",
+          `every worker was restarted, but ${continued.join(", ")} continued without a passed settle gate (by approval)`,
+        ),
+      ),
+    );
+  return stop(
+    done(finish(s, b.now, "succeeded", "every worker was restarted and the cluster settled after each step")),
+  );
+}
+
+/**
+ * Config freeze: a connector's config or task count changed since the start is asked about. The grant covers the
+ * change it was asked about: consumed here, so a later change is asked about again.
+ */
+export function askAboutConfigChanges(b: BeforeStep, _step: StepRecord): GuardOutcome {
+  const s = b.state;
+  if (!s.freeze || b.snapshot.connectors === null) return pass(s);
+  const changes = freezeChanges(s.freeze, b.snapshot);
+  if (changes.length === 0) return pass(s);
+  if (isGranted(s, "config-changed", b.stepNo))
+    return pass({
+      ...s,
+      freeze: freezeOf(b.snapshot),
+      granted: s.granted.filter((g) => !(g.kind === "config-changed" && g.step === b.stepNo)),
+    });
+  return stop(
+    done(
+      ask(
+        s,
+        b.now,
+        {
+          step: b.stepNo,
+          facts: { kind: "config-changed", cluster: s.cluster, changes },
+          options: ["continue", "abort"],
+        },
+        { kind: "before-step", step: b.stepNo, approved: "config-changed" },
+      ),
+    ),
+  );
+}
+
+/**
+ * Facts over memory: whether the worker still needs its step comes from the cluster (its version for an upgrade, its
+ * process start time for a plain restart), so a lost or stale checkpoint never restarts a worker twice. The worker
+ * when it is on the target, else null.
+ */
+function workerOnTarget(b: BeforeStep, step: StepRecord): WorkerSnapshot | null {
+  const s = b.state;
+  const worker = b.snapshot.workers.find((w) => w.name === step.worker);
+  if (worker?.reachable !== true) return null;
+  const onTarget =
+    s.target.kind === "upgrade"
+      ? worker.version !== null && versionMatches(worker.version, s.target.version)
+      : startedSince(worker, step.attempts > 0 ? step.restartIssuedAt : restartedSince(s));
+  return onTarget ? worker : null;
+}
+
+/**
+ * A retried step whose earlier attempt did restart the worker (the executor failed or timed out after acting): it is
+ * not skipped but gated as back, against the baseline from before the first attempt.
+ */
+export function gateRetryThatActed(b: BeforeStep, step: StepRecord): GuardOutcome {
+  const s = b.state;
+  if (step.status !== "pending" || step.attempts === 0 || !workerOnTarget(b, step)) return pass(s);
+  const retryBaseline = s.phase.kind === "before-step" ? (s.phase.retryBaseline ?? null) : null;
+  const captured =
+    retryBaseline ??
+    (() => {
+      const c = captureBaseline(b.snapshot, {
+        step: b.stepNo,
+        worker: step.worker,
+        targetVersion: targetVersionFor(s, step),
+        stopIssuedAt: step.restartIssuedAt ?? b.now,
+        delayMs: s.settings.delayMs,
+        sessionTimeoutMs: s.settings.sessionTimeoutMs,
+        isLeader: step.isLeader,
+      });
+      return c.kind === "captured" ? c.baseline : null;
+    })();
+  if (!captured) return pass(s);
+  return stop(reenter({ kind: "worker-back", step: step.step, baseline: captured }, s));
+}
+
+/** Already on the target (resumed after a takeover, or upgraded by someone else): skipped, the next step checked. */
+export function skipWorkerOnTarget(b: BeforeStep, step: StepRecord): GuardOutcome {
+  const s = b.state;
+  const worker = step.status === "pending" && step.attempts === 0 ? workerOnTarget(b, step) : null;
+  if (!worker) return pass(s);
+  const why =
+    s.target.kind === "upgrade"
+      ? `already runs ${worker.version}`
+      : `already restarted since the rollout began (process started ${new Date(worker.metrics?.startTimeMs ?? 0).toISOString()})`;
+  const skipped = updateStep(s, b.stepNo, { status: "skipped", note: why });
+  return stop(
+    reenter({ kind: "before-step" }, { ...skipped, phase: { kind: "before-step", step: b.stepNo + 1 } }, [
+      emit({ kind: "step-skipped", step: b.stepNo, worker: step.worker, reason: why }),
+    ]),
+  );
+}
+
+/** The group leader is restarted last: a step whose worker leads now moves to the end, and the new step is checked. */
+export function restartLeaderLast(b: BeforeStep, step: StepRecord): GuardOutcome {
+  const reordered = keepLeaderLast(b.state, b.stepNo, b.snapshot);
+  if (!reordered) return pass(b.state);
+  return stop(
+    reenter({ kind: "before-step" }, reordered, [
+      emit({
+        kind: "step-reordered",
+        step: reordered.steps.length,
+        worker: step.worker,
+        reason: "it is the group leader now; the leader is restarted last",
+      }),
+    ]),
+  );
+}
+
+/** Entering an eager window (every rebalance stop-the-world) is approved once, when the window opens. */
+export function askBeforeEagerWindow(b: BeforeStep, step: StepRecord): GuardOutcome {
+  const s = b.state;
+  const windowStart = eagerWindowStart(s, step.worker);
+  if (windowStart === null || isGranted(s, "eager-window", windowStart)) return pass(s);
+  return stop(
+    done(
+      ask(
+        s,
+        b.now,
+        {
+          step: b.stepNo,
+          facts: { kind: "eager-window", cluster: s.cluster, worker: step.worker },
+          options: ["approve", "abort"],
+        },
+        { kind: "before-step", step: b.stepNo, approved: "eager-window" },
+      ),
+    ),
+  );
+}

@@ -1,0 +1,95 @@
+import { captureBaseline } from "../settle/capture-baseline.js";
+import type { ClusterSnapshot } from "../snapshot.js";
+import {
+  applyPendingControl,
+  askAboutConfigChanges,
+  askBeforeEagerWindow,
+  type BeforeStep,
+  finishAfterLastStep,
+  gateRetryThatActed,
+  type RolloutGuard,
+  restartLeaderLast,
+  type StepGuard,
+  skipWorkerOnTarget,
+} from "./before-step-guards.js";
+import { done, type PhaseResult } from "./phase-result.js";
+import type { RolloutState, StepRecord } from "./rollout-state.js";
+import { stepAt, updateStep } from "./step-helpers.js";
+import { emit, finish, stay, targetVersionFor } from "./transitions.js";
+import { enterWindowOf, windowKeyOf } from "./windows.js";
+
+/**
+ * Before a step: the guards below, in order (the first that stops decides), then the restart of the step's worker
+ * (its window opened or closed, the gate's baseline captured).
+ */
+
+/** About the rollout, first: a pause or abort that waits applies before anything else; no step left finishes. */
+export const ROLLOUT_GUARDS: readonly RolloutGuard[] = [applyPendingControl, finishAfterLastStep];
+
+/** Then about the next step, in this order. */
+export const STEP_GUARDS: readonly StepGuard[] = [
+  askAboutConfigChanges,
+  gateRetryThatActed,
+  skipWorkerOnTarget,
+  restartLeaderLast,
+  askBeforeEagerWindow,
+];
+
+/** The checks before the step the `before-step` phase names, on this read; the restart when every guard passes. */
+export function beforeStep(s: RolloutState, snapshot: ClusterSnapshot, now: number): PhaseResult {
+  if (s.phase.kind !== "before-step") return done(stay(s));
+  let b: BeforeStep = { state: s, stepNo: s.phase.step, snapshot, now };
+  for (const guard of ROLLOUT_GUARDS) {
+    const outcome = guard(b);
+    if (outcome.kind === "stop") return outcome.result;
+    b = { ...b, state: outcome.state };
+  }
+  const step = stepAt(b.state, b.stepNo);
+  if (!step) return done(stay(b.state));
+  for (const guard of STEP_GUARDS) {
+    const outcome = guard(b, step);
+    if (outcome.kind === "stop") return outcome.result;
+    b = { ...b, state: outcome.state };
+  }
+  return restartStep(b, step);
+}
+
+/**
+ * The restart: the step's window opens (or the open one closes), the gate's baseline is captured (the window's
+ * first read inside a window) and the runner is told to restart the worker.
+ */
+function restartStep(b: BeforeStep, step: StepRecord): PhaseResult {
+  const { now, stepNo } = b;
+  const s = enterWindowOf(b.state, step, b.snapshot, now);
+  const key = windowKeyOf(s, step.worker);
+  const open = key !== null ? s.openWindow : null;
+  const eagerStep = key?.kind === "eager";
+  const baseline = captureBaseline(open ? open.snapshot : b.snapshot, {
+    step: stepNo,
+    worker: step.worker,
+    targetVersion: targetVersionFor(s, step),
+    stopIssuedAt: now,
+    // An eager group has no scheduled delay: every rebalance reassigns everything at once.
+    delayMs: eagerStep ? 0 : s.settings.delayMs,
+    sessionTimeoutMs: s.settings.sessionTimeoutMs,
+    isLeader: step.isLeader,
+    ...(open && open.deadline !== null ? { openWindowDeadline: open.deadline } : {}),
+  });
+  if (baseline.kind !== "captured") return done(finish(s, now, "failed", baseline.message));
+  const attempts = step.attempts + 1;
+  const stepId = `${s.jobId}:${stepNo}:${attempts}`;
+  const issued = updateStep(s, stepNo, {
+    status: "restart-issued",
+    attempts,
+    restartIssuedAt: now,
+    note: null,
+    gate: [],
+  });
+  return done({
+    state: { ...issued, phase: { kind: "restarting", step: stepNo, stepId, baseline: baseline.baseline } },
+    effects: [
+      emit({ kind: "step-started", step: stepNo, worker: step.worker }),
+      { kind: "restart-worker", step: stepNo, stepId, worker: step.worker },
+    ],
+  });
+}

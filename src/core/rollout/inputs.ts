@@ -1,0 +1,219 @@
+import type { Decision } from "./approval-types.js";
+import { watchBack } from "./poll-cadence.js";
+import type { RolloutEffect, RolloutInput, Transition } from "./rollout-io.js";
+import type { Phase, RolloutState } from "./rollout-state.js";
+import { stepAt, updateStep } from "./step-helpers.js";
+import { ask, emit, finish, nextAction, pauseAt, stay } from "./transitions.js";
+import { eagerWindowStart } from "./windows.js";
+
+/**
+ * The inputs that are not a read of the cluster: the executor's answer to a restart, a pause, resume or abort, a
+ * takeover by another replica, and a person's decision at a prompt. None reads the cluster, so none re-enters a
+ * phase: each answers its transition at once.
+ */
+
+type RestartResult = Extract<RolloutInput, { kind: "restart-accepted" | "restart-failed" }>;
+
+/** The executor accepted the restart (the worker is watched until back) or failed it (a person decides). */
+export function onRestartResult(s: RolloutState, input: RestartResult): Transition {
+  const phase = s.phase;
+  if (phase.kind !== "restarting" || phase.step !== input.step) return stay(s);
+  const step = stepAt(s, phase.step);
+  if (!step) return stay(s);
+  if (input.kind === "restart-accepted") {
+    const waiting = updateStep(s, step.step, { status: "waiting-back", restartDetail: input.detail });
+    const next: RolloutState = {
+      ...waiting,
+      phase: {
+        kind: "waiting-back",
+        step: step.step,
+        since: input.now,
+        seenDown: false,
+        baseline: phase.baseline,
+      },
+    };
+    return {
+      state: next,
+      effects: [
+        emit({ kind: "restart-issued", step: step.step, worker: step.worker, detail: input.detail }),
+        watchBack(next, step),
+      ],
+    };
+  }
+  return ask(
+    updateStep(s, step.step, { status: "failed", note: input.message }),
+    input.now,
+    {
+      step: step.step,
+      facts: {
+        kind: "restart-failed",
+        worker: step.worker,
+        error: input.message,
+        mayHaveRun: input.mayHaveRun,
+      },
+      options: ["approve", "abort"],
+    },
+    { kind: "retry-restart", step: step.step, baseline: phase.baseline },
+  );
+}
+
+export function onControl(
+  s: RolloutState,
+  action: "pause" | "resume" | "abort",
+  by: string,
+  now: number,
+): Transition {
+  const p = s.phase;
+  if (action === "resume") {
+    if (p.kind !== "paused")
+      return stay({ ...s, pendingControl: s.pendingControl?.action === "pause" ? null : s.pendingControl });
+    const next: RolloutState = { ...s, phase: { kind: "before-step", step: p.step } };
+    return {
+      state: next,
+      effects: [emit({ kind: "rollout-resumed", by, step: p.step }), { kind: "read-cluster", afterMs: 0 }],
+    };
+  }
+  if (p.kind === "restarting") {
+    // The runner feeds a control in `restarting` only instead of sending the restart (a pause or abort that arrived
+    // at the last moment): the worker was not touched, so the step goes back to pending and the control applies now.
+    const step = stepAt(s, p.step);
+    const reverted = updateStep(s, p.step, {
+      status: "pending",
+      attempts: Math.max(0, (step?.attempts ?? 1) - 1),
+      restartIssuedAt: null,
+    });
+    const back: RolloutState = { ...reverted, phase: { kind: "before-step", step: p.step } };
+    if (action === "abort") return finish(back, now, "aborted", `aborted by ${by} before step ${p.step}`);
+    return pauseAt(back, p.step, by, now);
+  }
+  if (action === "abort") {
+    if (p.kind === "waiting-back" || p.kind === "verifying-restart")
+      return stay({ ...s, pendingControl: { action, by, at: now } });
+    if (p.kind === "settling") {
+      const step = stepAt(s, p.step);
+      return finish(
+        s,
+        now,
+        "aborted",
+        `aborted by ${by} while ${step?.worker ?? "a worker"} was settling (it is back; the gate had not passed: ${(step?.gate ?? []).map((r) => r.message).join("; ") || "no reason recorded"})`,
+      );
+    }
+    return finish(s, now, "aborted", `aborted by ${by}`);
+  }
+  if (p.kind === "before-step") return pauseAt(s, p.step, by, now);
+  if (p.kind === "paused") return stay(s);
+  return stay({ ...s, pendingControl: { action, by, at: now } });
+}
+
+/** Another replica took the job over: a restart in flight must be confirmed from the cluster before anything else. */
+export function onTakeover(s: RolloutState, owner: string, now: number): Transition {
+  const p = s.phase;
+  const next: RolloutState =
+    p.kind === "restarting"
+      ? {
+          ...s,
+          phase: {
+            kind: "verifying-restart",
+            step: p.step,
+            since: now,
+            seenDown: false,
+            baseline: p.baseline,
+          },
+        }
+      : s;
+  return { state: next, effects: [emit({ kind: "rollout-taken-over", owner }), nextAction(next)] };
+}
+
+/** A decision at the pending prompt (others are ignored): abort finishes, the others resume where it was asked. */
+export function onDecision(
+  s: RolloutState,
+  approvalId: string,
+  decision: Decision,
+  by: string,
+  now: number,
+): Transition {
+  const p = s.phase;
+  if (
+    p.kind !== "awaiting-approval" ||
+    p.approval.id !== approvalId ||
+    !p.approval.options.includes(decision)
+  )
+    return stay(s);
+  const record = { id: approvalId, kind: p.approval.kind, step: p.approval.step, decision, by, at: now };
+  const decidedState: RolloutState = { ...s, approvals: [...s.approvals, record] };
+  const decided = emit({ kind: "approval-decided", approval: record });
+  if (decision === "abort")
+    return finish(decidedState, now, "aborted", `aborted by ${by} at the ${p.approval.kind} prompt`, [
+      decided,
+    ]);
+  const resume = p.resume;
+  const readNow = (next: RolloutState): Transition => ({
+    state: next,
+    effects: [decided, { kind: "read-cluster", afterMs: 0 }],
+  });
+  switch (resume.kind) {
+    case "before-step": {
+      // An eager window is approved once for the whole window: the grant is recorded at its first step.
+      const grantStep =
+        resume.approved === "eager-window"
+          ? (eagerWindowStart(s, stepAt(s, resume.step)?.worker ?? "") ?? resume.step)
+          : resume.step;
+      return readNow({
+        ...decidedState,
+        granted: [...decidedState.granted, { kind: resume.approved, step: grantStep }],
+        phase: { kind: "before-step", step: resume.step },
+      });
+    }
+    case "retry-restart": {
+      const pending = updateStep(decidedState, resume.step, { status: "pending" });
+      return readNow({
+        ...pending,
+        phase: { kind: "before-step", step: resume.step, retryBaseline: resume.baseline },
+      });
+    }
+    case "settling": {
+      if (decision === "continue") return continueAnyway(decidedState, resume.step, by, now, decided);
+      const step = stepAt(decidedState, resume.step);
+      const phase: Phase =
+        step && step.backAt === null
+          ? {
+              kind: "waiting-back",
+              step: resume.step,
+              since: now,
+              seenDown: false,
+              baseline: resume.baseline,
+            }
+          : {
+              kind: "settling",
+              step: resume.step,
+              baseline: resume.baseline,
+              polls: [],
+              askSlowAfter: now + s.settings.gatePolicy.expectedSettleMs,
+            };
+      return {
+        state: { ...decidedState, phase },
+        effects: [decided, { kind: "read-cluster", afterMs: s.settings.pollIntervalMs }],
+      };
+    }
+    case "step-done":
+      return continueAnyway(decidedState, resume.step, by, now, decided);
+  }
+}
+
+function continueAnyway(
+  s: RolloutState,
+  stepNo: number,
+  by: string,
+  now: number,
+  decided: RolloutEffect,
+): Transition {
+  const next = updateStep(s, stepNo, {
+    status: "continued",
+    note: `continued by ${by} without a passed gate`,
+    settledAt: now,
+  });
+  return {
+    state: { ...next, phase: { kind: "before-step", step: stepNo + 1 } },
+    effects: [decided, { kind: "read-cluster", afterMs: 0 }],
+  };
+}

@@ -1,0 +1,118 @@
+import { formatDuration } from "../format-duration.js";
+import { planRollout } from "../plan/plan-rollout.js";
+import type { Plan } from "../plan/plan-types.js";
+import type { ClusterSnapshot } from "../snapshot.js";
+import { done, type PhaseResult, reenter } from "./phase-result.js";
+import type { RolloutState, StepRecord } from "./rollout-state.js";
+import { freezeOf, pendingStep } from "./step-helpers.js";
+import { ask, emit, finish } from "./transitions.js";
+
+/**
+ * Planning: the first read of the cluster. It must be a settled baseline (connectors read, tasks started, no
+ * rebalance), else the read is repeated until the settle allowance is over; then the plan, its steps and the config
+ * freeze. Blocking findings are asked about before step 1; otherwise step 1's checks run on this same read.
+ */
+export function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: number): PhaseResult {
+  if (snapshot.connectors === null)
+    return done(
+      finish(
+        s,
+        now,
+        "failed",
+        `cannot read the connectors of ${s.cluster}: ${snapshot.connectorsError ?? "no worker answered"}; nothing was restarted`,
+      ),
+    );
+  const waitMs = s.settings.gatePolicy.expectedSettleMs;
+  const readAgain = done({
+    state: s,
+    effects: [{ kind: "read-cluster", afterMs: s.settings.pollIntervalMs }],
+  });
+  const unsettled = unsettledBaseline(snapshot);
+  if (unsettled !== null && unsettled !== "empty") {
+    // A baseline taken while the cluster comes up (no connectors yet, tasks not started) would make every connector
+    // look "created during the rollout" and every task look moved: wait for a settled one, then refuse with the reason.
+    if (now - s.startedAt < waitMs) return readAgain;
+    return done(
+      finish(
+        s,
+        now,
+        "failed",
+        `the cluster did not settle before the start (${unsettled}) within ${formatDuration(waitMs)}; nothing was restarted. Start again once it has settled`,
+      ),
+    );
+  }
+  // No connectors at all: keep looking until the deadline (a cluster that just came up gets its connectors a moment
+  // later); a cluster still empty then, whose metrics confirm it, has nothing to protect.
+  if (unsettled === "empty" && now - s.startedAt < waitMs) return readAgain;
+  const plan: Plan = planRollout(snapshot, s.target, s.settings.planPolicy);
+  const steps: StepRecord[] = plan.steps.map((p) =>
+    pendingStep({
+      step: p.step,
+      worker: p.worker,
+      workerId: p.workerId,
+      url: snapshot.workers.find((w) => w.name === p.worker)?.url ?? "",
+      isLeader: p.isLeader,
+      fromVersion: p.fromVersion,
+    }),
+  );
+  const next: RolloutState = {
+    ...s,
+    plan,
+    steps,
+    freeze: freezeOf(snapshot),
+    phase: { kind: "before-step", step: 1 },
+  };
+  const planned = emit({ kind: "rollout-planned", plan });
+  if (steps.length === 0)
+    return done(
+      finish(next, now, "succeeded", "every worker already runs the target version; nothing to do", [
+        planned,
+      ]),
+    );
+  const blocking = plan.findings.filter((f) => f.severity === "block");
+  if (blocking.length > 0)
+    return done(
+      ask(
+        next,
+        now,
+        {
+          step: null,
+          facts: { kind: "blocking-findings", cluster: s.cluster, findings: blocking },
+          options: ["approve", "abort"],
+        },
+        { kind: "before-step", step: 1, approved: "blocking-findings" },
+        [planned],
+      ),
+    );
+  return reenter({ kind: "before-step" }, next, [planned]);
+}
+
+const SETTLED_TASK_STATES: ReadonlySet<string> = new Set(["RUNNING", "PAUSED", "FAILED"]);
+
+/**
+ * Why this first read cannot be a baseline, or null when it can: no connectors while some worker's metrics show
+ * assigned work or no metrics vouch for an empty cluster; `"empty"` when there are no connectors and every worker's
+ * metrics agree (a baseline only once the wait is over); a connector or task not started yet (UNASSIGNED,
+ * RESTARTING, UNKNOWN); or a worker in a rebalance. FAILED tasks are settled (the plan's blocking findings ask).
+ */
+export function unsettledBaseline(snapshot: ClusterSnapshot): string | null {
+  const connectors = snapshot.connectors ?? [];
+  const live = snapshot.workers.filter((w) => w.reachable);
+  if (connectors.length === 0) {
+    const vouched =
+      live.length > 0 &&
+      live.every((w) => w.metrics !== null && w.metrics.taskCount === 0 && w.metrics.connectorCount === 0);
+    return vouched
+      ? "empty"
+      : "the cluster shows no connectors, and its workers' metrics do not confirm it is empty";
+  }
+  const starting = connectors.flatMap((c) => [
+    ...(SETTLED_TASK_STATES.has(c.state) || c.state === "STOPPED" ? [] : [`${c.name} ${c.state}`]),
+    ...c.tasks.filter((t) => !SETTLED_TASK_STATES.has(t.state)).map((t) => `${c.name}/${t.id} ${t.state}`),
+  ]);
+  if (starting.length > 0)
+    return `not started yet: ${starting.slice(0, 5).join(", ")}${starting.length > 5 ? ` and ${starting.length - 5} more` : ""}`;
+  const rebalancing = live.filter((w) => w.metrics?.rebalancing === true).map((w) => w.name);
+  if (rebalancing.length > 0) return `rebalancing: ${rebalancing.join(", ")}`;
+  return null;
+}

@@ -1,0 +1,173 @@
+import type { Plan, ResolvedPlanPolicy, RolloutTarget } from "../plan/plan-types.js";
+import type { Baseline, GateReason, ResolvedGatePolicy } from "../settle/settle-types.js";
+import type { ClusterSnapshot } from "../snapshot.js";
+import type { ApprovalKind, ApprovalRecord, PendingApproval } from "./approval-types.js";
+import type { WindowKey } from "./window-key.js";
+
+/**
+ * The rollout's checkpoint: saved (fenced) after every transition, so another replica can resume from it. Its steps,
+ * its phase and what it must remember between polls.
+ */
+export const ROLLOUT_STATE_VERSION = 1;
+
+export type StepStatus =
+  | "pending"
+  | "restart-issued"
+  | "restarting"
+  | "waiting-back"
+  | "settling"
+  | "settled"
+  | "continued"
+  | "skipped"
+  | "failed";
+
+export interface StepMeasurements {
+  /** Stop issued → the worker's REST answers on the target version. */
+  readonly restartMs: number | null;
+  /** Back → gate passed. */
+  readonly settleMs: number | null;
+  readonly tasksMoved: number;
+  /** Σ over tasks of time not RUNNING during the step, at poll resolution (task·ms). */
+  readonly taskDowntimeMs: number;
+  readonly rebalances: number;
+  readonly eagerRebalances: number;
+  readonly polls: number;
+}
+
+export interface StepRecord {
+  readonly step: number;
+  readonly worker: string;
+  readonly workerId: string;
+  readonly url: string;
+  readonly isLeader: boolean;
+  readonly fromVersion: string | null;
+  readonly status: StepStatus;
+  readonly attempts: number;
+  readonly restartIssuedAt: number | null;
+  readonly restartDetail: string | null;
+  readonly backAt: number | null;
+  readonly backVersion: string | null;
+  readonly settledAt: number | null;
+  /** Latest reasons the gate gave (shown live in the step's thread reply). */
+  readonly gate: readonly GateReason[];
+  readonly note: string | null;
+  readonly measurements: StepMeasurements;
+}
+
+/** Connector configs and task counts at the start (config freeze). */
+export type FreezeSnapshot = Readonly<
+  Record<string, { readonly configHash: string; readonly taskCount: number }>
+>;
+
+/** What the tracker remembers between polls to count moves, downtime and rebalances. */
+export interface DisruptionTrack {
+  readonly at: number | null;
+  readonly epoch: number | null;
+  /** Task → worker it last ran on (RUNNING and really live). */
+  readonly lastWorker: Readonly<Record<string, string>>;
+  /** Tasks not RUNNING (or only stale RUNNING) at the last poll. */
+  readonly down: readonly string[];
+  /** The group ran eager at the last poll (absent in checkpoints written before this field existed). */
+  readonly eager?: boolean;
+}
+
+export type Phase =
+  | { readonly kind: "planning" }
+  | { readonly kind: "awaiting-approval"; readonly approval: PendingApproval; readonly resume: ResumePoint }
+  | {
+      readonly kind: "before-step";
+      readonly step: number;
+      /** After a failed or unconfirmed restart is retried: the baseline from before the first attempt. */
+      readonly retryBaseline?: Baseline | null;
+    }
+  | {
+      readonly kind: "restarting";
+      readonly step: number;
+      readonly stepId: string;
+      readonly baseline: Baseline;
+    }
+  | {
+      readonly kind: "verifying-restart";
+      readonly step: number;
+      readonly since: number;
+      readonly seenDown: boolean;
+      readonly baseline: Baseline | null;
+    }
+  | {
+      readonly kind: "waiting-back";
+      readonly step: number;
+      readonly since: number;
+      readonly seenDown: boolean;
+      readonly baseline: Baseline;
+    }
+  | {
+      readonly kind: "settling";
+      readonly step: number;
+      readonly baseline: Baseline;
+      readonly polls: readonly ClusterSnapshot[];
+      /** When to ask again whether to keep waiting (after a slow-gate prompt). */
+      readonly askSlowAfter: number | null;
+    }
+  | { readonly kind: "paused"; readonly step: number; readonly by: string; readonly at: number }
+  | { readonly kind: "finished"; readonly result: RolloutResult; readonly reason: string };
+
+/** Where to go once an approval is granted. */
+export type ResumePoint =
+  | { readonly kind: "before-step"; readonly step: number; readonly approved: ApprovalKind }
+  | { readonly kind: "settling"; readonly step: number; readonly baseline: Baseline }
+  | { readonly kind: "step-done"; readonly step: number }
+  | { readonly kind: "retry-restart"; readonly step: number; readonly baseline: Baseline | null };
+
+export type RolloutResult = "succeeded" | "aborted" | "failed";
+
+/** A rollout's settings, every default filled in (`resolveRolloutSettings`, where settings enter core). */
+export interface RolloutSettings {
+  readonly planPolicy: ResolvedPlanPolicy;
+  readonly gatePolicy: ResolvedGatePolicy;
+  readonly pollIntervalMs: number;
+  readonly delayMs: number;
+  readonly sessionTimeoutMs: number;
+  readonly expectedRestartMs: number;
+  /** How long to wait for a restarted worker to answer on the target version before asking. */
+  readonly backTimeoutMs: number;
+}
+
+export interface RolloutState {
+  readonly v: typeof ROLLOUT_STATE_VERSION;
+  readonly jobId: string;
+  readonly cluster: string;
+  readonly target: RolloutTarget;
+  readonly image: string | null;
+  readonly requestedBy: string;
+  readonly startedAt: number;
+  readonly updatedAt: number;
+  readonly finishedAt: number | null;
+  readonly settings: RolloutSettings;
+  readonly phase: Phase;
+  readonly plan: Plan | null;
+  readonly steps: readonly StepRecord[];
+  readonly freeze: FreezeSnapshot | null;
+  readonly approvals: readonly ApprovalRecord[];
+  /** Approval kinds granted for a step (so an eager window is asked once, when it opens). */
+  readonly granted: readonly { readonly kind: ApprovalKind; readonly step: number }[];
+  /** A pause or abort asked while a step was in flight: applied before the next restart. */
+  readonly pendingControl: {
+    readonly action: "pause" | "abort";
+    readonly by: string;
+    readonly at: number;
+  } | null;
+  readonly track: DisruptionTrack;
+  /** Incremented to make approval ids unique. */
+  readonly seq: number;
+  /**
+   * Steps restarted back to back with one gate at the end: a pace window (followers inside one scheduled-delay window,
+   * `deadline` = when their held tasks come back) or an eager window (the group is stop-the-world until its last old
+   * worker is gone, so it is crossed promptly; no deadline). The snapshot before the window's first stop is the gate's
+   * baseline at its end.
+   */
+  readonly openWindow: {
+    readonly key: WindowKey;
+    readonly snapshot: ClusterSnapshot;
+    readonly deadline: number | null;
+  } | null;
+}

@@ -1,0 +1,85 @@
+import { evaluateSettle } from "../settle/evaluate-settle.js";
+import type { GateReason } from "../settle/settle-types.js";
+import type { ClusterSnapshot } from "../snapshot.js";
+import { done, type PhaseResult, toNextStep } from "./phase-result.js";
+import { settlePollMs } from "./poll-cadence.js";
+import type { RolloutEffect } from "./rollout-io.js";
+import type { Phase, RolloutState } from "./rollout-state.js";
+import { stepAt, updateStep } from "./step-helpers.js";
+import { ask, emit, stay } from "./transitions.js";
+
+/**
+ * Settling: the gate after a step (or at the end of a window), on each read. Settled: on to the next step. Failed:
+ * a person decides whether to continue. Waiting: the reasons are reported when they change, a person is asked once
+ * the gate is slow, and the next read comes at the gate's cadence.
+ */
+export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: number): PhaseResult {
+  const phase = s.phase;
+  if (phase.kind !== "settling") return done(stay(s));
+  const step = stepAt(s, phase.step);
+  if (!step) return done(stay(s));
+  const keep = Math.max(2, s.settings.gatePolicy.consecutivePolls + 1);
+  const polls = [...phase.polls, snapshot].slice(-keep);
+  const verdict = evaluateSettle({ baseline: phase.baseline, polls, policy: s.settings.gatePolicy, now });
+  const settlingPhase: Phase = { ...phase, polls };
+  if (verdict.kind === "settled") {
+    const settleMs = now - (step.backAt ?? now);
+    const settled = updateStep(s, step.step, {
+      status: "settled",
+      settledAt: now,
+      gate: [],
+      measurements: { ...step.measurements, settleMs },
+    });
+    const measurements = stepAt(settled, step.step)?.measurements ?? step.measurements;
+    return toNextStep(settled, step.step, [
+      emit({ kind: "step-settled", step: step.step, worker: step.worker, measurements }),
+    ]);
+  }
+  const next = updateStep({ ...s, phase: settlingPhase }, step.step, { gate: verdict.reasons });
+  if (verdict.kind === "failed")
+    return done(
+      ask(
+        next,
+        now,
+        {
+          step: step.step,
+          facts: { kind: "gate-failed", worker: step.worker, reasons: verdict.reasons },
+          options: ["continue", "abort"],
+        },
+        { kind: "step-done", step: step.step },
+      ),
+    );
+  const effects: RolloutEffect[] = [];
+  if (!sameReasons(step.gate, verdict.reasons))
+    effects.push(
+      emit({ kind: "gate-waiting", step: step.step, worker: step.worker, reasons: verdict.reasons }),
+    );
+  const slow = verdict.reasons.some((r) => r.code === "gate-slow");
+  if (slow && (phase.askSlowAfter === null || now >= phase.askSlowAfter))
+    return done(
+      ask(
+        next,
+        now,
+        {
+          step: step.step,
+          facts: {
+            kind: "gate-slow",
+            worker: step.worker,
+            elapsedMs: now - (step.restartIssuedAt ?? now),
+            reasons: verdict.reasons,
+          },
+          options: ["keep-waiting", "continue", "abort"],
+        },
+        { kind: "settling", step: step.step, baseline: phase.baseline },
+        effects,
+      ),
+    );
+  return done({
+    state: next,
+    effects: [...effects, { kind: "read-cluster", afterMs: settlePollMs(s, step, verdict.reasons, now) }],
+  });
+}
+
+function sameReasons(a: readonly GateReason[], b: readonly GateReason[]): boolean {
+  return a.length === b.length && a.every((r, i) => r.code === b[i]?.code && r.message === b[i]?.message);
+}

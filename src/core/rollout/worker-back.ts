@@ -1,0 +1,80 @@
+import { replanWindows } from "../plan/replan-windows.js";
+import type { Baseline } from "../settle/settle-types.js";
+import type { ClusterSnapshot } from "../snapshot.js";
+import { done, type PhaseResult, reenter, toNextStep } from "./phase-result.js";
+import type { RolloutEffect } from "./rollout-io.js";
+import type { RolloutState, StepRecord } from "./rollout-state.js";
+import { stepAt, updateStep } from "./step-helpers.js";
+import { emit, stay } from "./transitions.js";
+import { windowContinuation } from "./windows.js";
+
+/**
+ * A restarted worker is back: its restart time is measured, then either the window goes on (the next worker follows
+ * at once, the gate waits for the window's last worker) or the settle gate starts. A pace window the deadline cuts
+ * short ends with this worker, and the workers still to go are grouped into windows again.
+ */
+export function workerBack(
+  s: RolloutState,
+  stepNo: number,
+  baseline: Baseline,
+  snapshot: ClusterSnapshot,
+  now: number,
+): PhaseResult {
+  const step = stepAt(s, stepNo);
+  if (!step) return done(stay(s));
+  const w = snapshot.workers.find((x) => x.name === step.worker);
+  const restartMs = now - (step.restartIssuedAt ?? now);
+  const next = updateStep(s, step.step, {
+    status: "settling",
+    backAt: now,
+    backVersion: w?.version ?? null,
+    measurements: { ...step.measurements, restartMs },
+  });
+  const back = emit({
+    kind: "worker-back",
+    step: step.step,
+    worker: step.worker,
+    version: w?.version ?? null,
+    restartMs,
+  });
+  const continuation = windowContinuation(next, step, snapshot, now);
+  if (continuation === "cut-short" && next.plan) {
+    // Cut short by the deadline: this window ends with this worker (its gate waits for the deadline), and the
+    // workers still to go are grouped again into windows of their own instead of each waiting a full delay alone.
+    const remaining = next.steps
+      .filter((x) => x.step > step.step && x.status === "pending")
+      .map((x) => x.worker);
+    const replanned: RolloutState = {
+      ...updateStep(next, step.step, {
+        note: `the next worker would not be back before the window's deadline: the window ends here and ${remaining.length} remaining worker(s) are grouped again`,
+      }),
+      plan: replanWindows(next.plan, next.settings.planPolicy, remaining),
+    };
+    return startGate(replanned, step, baseline, back);
+  }
+  if (continuation === "continue") {
+    const note =
+      "rejoined inside the scheduled-delay window; the settle gate runs once the window's last worker is back";
+    const crossed = updateStep(next, step.step, {
+      status: "settled",
+      settledAt: now,
+      note,
+      measurements: { ...step.measurements, restartMs, settleMs: 0 },
+    });
+    const measurements = stepAt(crossed, step.step)?.measurements ?? step.measurements;
+    return toNextStep(crossed, step.step, [
+      back,
+      emit({ kind: "step-settled", step: step.step, worker: step.worker, measurements }),
+    ]);
+  }
+  return startGate(next, step, baseline, back);
+}
+
+/** The settle gate of the step starts, on this same read. */
+function startGate(s: RolloutState, step: StepRecord, baseline: Baseline, back: RolloutEffect): PhaseResult {
+  const settling: RolloutState = {
+    ...s,
+    phase: { kind: "settling", step: step.step, baseline, polls: [], askSlowAfter: null },
+  };
+  return reenter({ kind: "settling" }, settling, [back]);
+}
