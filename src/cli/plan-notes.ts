@@ -23,7 +23,7 @@ export function planNotes(plan: Plan, policy: PlanPolicy, delayMs: number): Find
       message:
         `Pace window formed no window: a window fits ${t.followersPerWindow} follower(s) ` +
         `(the delay ${duration(t.delayMs)} must hold a restart of ${duration(t.restartMs)} plus the margin ` +
-        `${duration(t.marginMs)} = ${Math.round(resolved.restartJitter * 100)} % jitter + pace.windowMarginFloorMs ` +
+        `${duration(t.marginMs)} = ${Math.round(resolved.restartJitter * 100)} % restart.jitter + pace.windowMarginFloorMs ` +
         `${duration(resolved.windowMarginFloorMs)}, and each further follower ${duration(t.stepMs)}), so every ` +
         "step runs as in pace safe. A longer scheduled.rebalance.max.delay.ms or a smaller pace.windowMarginFloorMs makes room.",
     });

@@ -34,6 +34,9 @@ export function rolloutSettingsFor(
       pace: overrides.pace ?? cluster.pace.mode,
       windowMaxHeldShare: cluster.pace.windowMaxHeldShare,
       windowMarginFloorMs: cluster.pace.windowMarginFloorMs,
+      windowProbeIntervalMs: cluster.pace.windowProbeIntervalMs,
+      leaderClosesLastWindow: cluster.pace.leaderClosesLastWindow,
+      restartJitter: cluster.restart.jitter,
       sessionTimeoutMs: cluster.connect.sessionTimeoutMs,
       // What the gate really costs once the cluster is quiet: its quiet period, then identical polls.
       settleAllowanceMs:

@@ -108,7 +108,17 @@ export const clusterSchema = z.strictObject({
   versions: versionsSchema.prefault({}),
   executor: executorSchema,
   connect: connectSchema.prefault({}),
-  restart: z.strictObject({ expectedMs: durationMs.default(60_000) }).prefault({}),
+  restart: z
+    .strictObject({
+      expectedMs: durationMs.default(60_000),
+      jitter: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.1)
+        .describe("how far one restart may differ from expectedMs, as a share (0.1 = ±10 %)"),
+    })
+    .prefault({}),
   gate: gateSchema.prefault({}),
   pace: z
     .strictObject({
@@ -118,7 +128,17 @@ export const clusterSchema = z.strictObject({
       windowMarginFloorMs: durationMs
         .default(5_000)
         .describe(
-          "window pace: how long before the deadline a window's last follower must be back, besides 10 % jitter",
+          "window pace: how long before the deadline a window's last follower must be back, besides restart.jitter",
+        ),
+      windowProbeIntervalMs: durationMs
+        .min(100)
+        .default(1_000)
+        .describe("window pace: how often the restarted worker alone is probed (one GET /) while it is away"),
+      leaderClosesLastWindow: z
+        .boolean()
+        .default(true)
+        .describe(
+          "window pace: restart the leader once the last window's followers are back, not after its deadline",
         ),
     })
     .prefault({}),
