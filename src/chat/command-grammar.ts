@@ -3,6 +3,8 @@
  * error with a message that says what was wrong and a hint that shows the right form.
  *
  *   /connect-roll <cluster> <version|restart> [--pace safe|window]   start a rollout
+ *   /connect-roll <cluster> restart --since TIME                     a plain restart that counts workers started at or
+ *                                                                    after TIME (ISO-8601 UTC or epoch ms) as done
  *   /connect-roll rollout <cluster> <version|restart> [--pace …]     the same, spelled out
  *   /connect-roll plan <cluster> <version|restart>                   dry run
  *   /connect-roll status [cluster]
@@ -20,7 +22,7 @@ export type RolloutPace = "safe" | "window";
 export type RolloutArgument = { kind: "restart" } | { kind: "version"; version: string };
 
 export type Command =
-  | { kind: "rollout"; cluster: string; argument: RolloutArgument; pace?: RolloutPace }
+  | { kind: "rollout"; cluster: string; argument: RolloutArgument; pace?: RolloutPace; since?: number }
   | { kind: "plan"; cluster: string; argument: RolloutArgument }
   | { kind: "status"; cluster?: string }
   | { kind: "abort"; cluster: string }
@@ -40,12 +42,13 @@ const SUBCOMMANDS = ["rollout", "plan", "status", "abort", "pause", "resume", "h
 type Subcommand = (typeof SUBCOMMANDS)[number];
 const SINGLE_CLUSTER = ["abort", "pause", "resume", "history"] as const;
 /** Printable characters a valid command can contain (plus ASCII whitespace between words). */
-const ALLOWED_CHAR = /[A-Za-z0-9._=-]/;
+const ALLOWED_CHAR = /[A-Za-z0-9._=:-]/;
 const SEPARATOR = /[ \t\r\n]+/;
 
 export function usageLines(commandName = "/connect-roll"): string[] {
   return [
     `${commandName} <cluster> <version|restart> [--pace safe|window]`,
+    `${commandName} <cluster> restart --since TIME`,
     `${commandName} plan <cluster> <version|restart>`,
     `${commandName} status [cluster]`,
     `${commandName} abort|pause|resume|history <cluster>`,
@@ -65,7 +68,7 @@ export function parseCommand(text: string, options: ParseOptions = {}): ParseRes
   const bad = badCharacters(text);
   if (bad.length > 0) {
     return fail(
-      `the command contains characters that are not allowed: ${bad.join(", ")} (use letters, digits, '.', '_', '-' and spaces)`,
+      `the command contains characters that are not allowed: ${bad.join(", ")} (use letters, digits, '.', '_', '-', ':' and spaces)`,
       usageLines(name).join("\n"),
     );
   }
@@ -116,6 +119,7 @@ function parseRollout(sub: "rollout" | "plan", words: string[], name: string): P
       : `${name} <cluster> <version|restart> [--pace safe|window], e.g. ${name} prod-cluster v3.7`;
   const positional: string[] = [];
   let pace: RolloutPace | undefined;
+  let since: number | undefined;
   for (let i = 0; i < words.length; i += 1) {
     const word = words[i] ?? "";
     if (!word.startsWith("-")) {
@@ -124,12 +128,26 @@ function parseRollout(sub: "rollout" | "plan", words: string[], name: string): P
     }
     if (sub === "plan") return fail(`'plan' takes no options, got ${quote(word)}`, hint);
     const [flag, inline] = splitFlag(word);
-    if (flag !== "--pace") return fail(`unknown option ${quote(flag)} (the only option is --pace)`, hint);
-    if (pace !== undefined) return fail("--pace is given more than once", hint);
+    if (flag !== "--pace" && flag !== "--since")
+      return fail(`unknown option ${quote(flag)} (the options are --pace and --since)`, hint);
+    if ((flag === "--pace" ? pace : since) !== undefined)
+      return fail(`${flag} is given more than once`, hint);
     let value = inline;
     if (value === undefined) {
       i += 1;
       value = words[i];
+    }
+    if (flag === "--since") {
+      if (value === undefined)
+        return fail("--since needs a time: ISO-8601 UTC (2026-12-01T10:00:00Z) or epoch ms", hint);
+      const ms = parseSinceTime(value);
+      if (ms === null)
+        return fail(
+          `--since must be an ISO-8601 UTC time (2026-12-01T10:00:00Z) or epoch ms, got ${quote(value)}`,
+          hint,
+        );
+      since = ms;
+      continue;
     }
     if (value === undefined) return fail("--pace needs a value: safe or window", hint);
     const lowered = value.toLowerCase();
@@ -153,12 +171,29 @@ function parseRollout(sub: "rollout" | "plan", words: string[], name: string): P
   const argument = parseArgument(positional[1] ?? "");
   if (argument.kind === "error") return fail(argument.message, hint);
   if (sub === "plan") return ok({ kind: "plan", cluster: cluster.value, argument: argument.value });
+  if (since !== undefined && argument.value.kind !== "restart")
+    return fail(
+      "--since applies to a plain restart only (an upgrade skips workers already on the version)",
+      hint,
+    );
   return ok({
     kind: "rollout",
     cluster: cluster.value,
     argument: argument.value,
     ...(pace === undefined ? {} : { pace }),
+    ...(since === undefined ? {} : { since }),
   });
+}
+
+/** Epoch ms, or an ISO-8601 time in UTC (`Z`; no offsets: `+` is not a command character). Null when neither. */
+function parseSinceTime(text: string): number | null {
+  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z)?$/i;
+  const ms = /^\d{10,16}$/.test(text)
+    ? Number(text)
+    : iso.test(text)
+      ? Date.parse(text.toUpperCase())
+      : Number.NaN;
+  return Number.isFinite(ms) && ms > 0 ? ms : null;
 }
 
 type Parsed<T> = { kind: "ok"; value: T } | { kind: "error"; message: string };

@@ -169,7 +169,7 @@ export function createThreadReporter(
               ? `⏹️ Stopped: Redis lost this rollout's record; no worker is restarted by it any more. ${
                   state.target.kind === "upgrade"
                     ? "Start it again: workers already on the target version are skipped."
-                    : `Restart the rest with \`connect-roll run ${state.cluster} restart --since ${new Date(state.target.since ?? state.startedAt).toISOString()}\`: workers started since then are skipped.`
+                    : `Restart the rest with \`/connect-roll ${state.cluster} restart --since ${new Date(state.target.since ?? state.startedAt).toISOString()}\` (or \`connect-roll run … ${state.cluster} restart --since\` the same time): workers started since then are skipped.`
                 }`
               : `⏹️ Stopped: this replica lost the cluster's lock (${event.detail}); no further restart from it. Another replica resumes from the checkpoint once Redis answers.`,
         );

@@ -48,6 +48,8 @@ export interface RolloutRequest {
   /** `restart`, or the version as typed (`v3.7`). */
   readonly argument: string;
   readonly pace?: RolloutPace;
+  /** A plain restart: workers whose process started at or after this time (epoch ms) count as restarted. */
+  readonly since?: number;
   readonly requester: Requester;
 }
 
@@ -132,7 +134,10 @@ export async function checkRolloutRequest(
     kind: "accepted",
     rollout: {
       cluster: request.cluster,
-      target: checked.target,
+      target:
+        request.since !== undefined && checked.target.kind === "restart"
+          ? { ...checked.target, since: request.since }
+          : checked.target,
       image: checked.image,
       settings: policy.settingsFor(checked.clusterConfig, request.pace),
       requestedBy: requesterId(request.requester),

@@ -99,6 +99,32 @@ describe("parseCommand", () => {
   });
 });
 
+describe("parseCommand: --since on a plain restart", () => {
+  const at = Date.UTC(2026, 11, 1, 10, 0, 0);
+  it.each([
+    ["prod restart --since 2026-12-01T10:00:00.000Z", at],
+    ["prod restart --since=2026-12-01T10:00:00Z", at],
+    ["prod restart --since 2026-12-01t10:00z", at],
+    [`prod restart --since ${at}`, at],
+    ["prod restart --pace window --since 2026-12-01T10:00:00Z", at],
+  ])("%s", (text, since) => {
+    const parsed = parseCommand(text);
+    expect(parsed).toMatchObject({ kind: "ok", command: { kind: "rollout", since } });
+  });
+
+  it.each([
+    ["prod v3.7 --since 2026-12-01T10:00:00Z", "--since applies to a plain restart only"],
+    ["prod restart --since", "--since needs a time"],
+    ["prod restart --since 10:00", "--since must be an ISO-8601 UTC time"],
+    ["prod restart --since 2026-12-01T10:00:00Z --since 1764583200000", "--since is given more than once"],
+    ["plan prod restart --since 1764583200000", "'plan' takes no options"],
+  ])("%s → %s", (text, message) => {
+    const parsed = parseCommand(text);
+    expect(parsed.kind).toBe("error");
+    if (parsed.kind === "error") expect(parsed.message).toContain(message);
+  });
+});
+
 describe("suggestClusters", () => {
   const known = ["prod-cluster", "prod-cluster-eu", "staging", "dev", "analytics"];
 

@@ -29,6 +29,7 @@ export async function rolloutSubcommand(
     cluster: command.cluster,
     argument,
     ...(command.pace === undefined ? {} : { pace: command.pace }),
+    ...(command.since === undefined ? {} : { since: command.since }),
     requester: caller,
   });
   if (prepared.kind === "refused") return { reply: renderPrepareRefusal(prepared.reason, deps.commandName) };
