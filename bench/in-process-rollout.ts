@@ -1,4 +1,5 @@
-import pino from "pino";
+import { performance } from "node:perf_hooks";
+import pino, { type Logger } from "pino";
 import {
   createReaderFor,
   createRestarterFor,
@@ -10,52 +11,68 @@ import { simRunnerClock } from "../src/composition/sim-runner-clock.js";
 import { type ClusterConfig, clusterSchema } from "../src/config/schema.js";
 import type { ClusterReader } from "../src/connect/cluster-reader.js";
 import type { RolloutTarget } from "../src/core/plan/plan-types.js";
-import { summarizeRollout } from "../src/core/rollout/summarize.js";
+import type { Decision } from "../src/core/rollout/approval-types.js";
+import type { RolloutEvent, RolloutState } from "../src/core/rollout/rollout-types.js";
+import { type RolloutSummary, summarizeRollout } from "../src/core/rollout/summarize.js";
+import type { JobStore } from "../src/jobs/job-store.js";
 import { createMemoryJobStore } from "../src/jobs/memory-job-store.js";
 import { createRolloutService } from "../src/jobs/rollout-service.js";
-import type { ApprovalSource } from "../src/jobs/runner.js";
+import type { ApprovalSource, RunOutcome } from "../src/jobs/runner.js";
 import type { RunningSim } from "../src/sim/start-sim.js";
 
 /**
- * The benchmark's connect-roll runner: the real engine (runner, HTTP reader with its single-worker probe, sim
- * executor over HTTP, in-process store) against a started simulator in its virtual time, every prompt approved.
- * Like `runInProcessRollout` of test/support, but it keeps the reader's probe and counts whole-cluster reads and probes
- * apart, the bot cost the benchmark reports.
+ * The real rollout engine (runner, HTTP reader, sim executor over HTTP, in-process store) against a simulator started
+ * in the same process, in the simulator's time. The benchmark (`runBenchRollout`: the reader's single-worker probe
+ * on, every prompt approved) and the tests (`test/support/in-process-rollout.ts`) share it.
  */
-export interface BenchRolloutOptions {
+export interface InProcessRolloutOptions {
   readonly sim: RunningSim;
+  readonly cluster?: string;
   readonly target: RolloutTarget;
-  readonly pace: "safe" | "window";
+  readonly pace?: "safe" | "window";
   readonly delayMs: number;
   readonly expectedRestartMs: number;
-  readonly pollIntervalMs: number;
+  readonly pollIntervalMs?: number;
+  /** Overrides of the cluster config (gate settings…), merged before validation. */
+  readonly configOverrides?: Record<string, unknown>;
+  /** Decisions for approval prompts by kind; default: each prompt's first ("go") option. */
+  readonly decide?: (kind: string) => Decision;
+  readonly store?: JobStore;
+  readonly logger?: Logger;
+  readonly onEvent?: (event: RolloutEvent, state: RolloutState) => void;
+  /** Keep the reader's single-worker probe (the product's reader); off, the runner polls the whole cluster. */
+  readonly probe?: boolean;
 }
 
-export interface BenchRolloutResult {
-  readonly summary: ReturnType<typeof summarizeRollout>;
+export interface InProcessRolloutResult {
+  readonly outcome: RunOutcome;
+  readonly summary: RolloutSummary;
+  /** HTTP attempts of the reader, retries included. */
   readonly httpCalls: number;
   /** Reads of the whole cluster. */
   readonly polls: number;
   /** Probes of one worker. */
   readonly probes: number;
   readonly cpuMs: number;
+  readonly wallMs: number;
 }
 
-export async function runBenchRollout(o: BenchRolloutOptions): Promise<BenchRolloutResult> {
-  const name = "sim";
-  const logger = pino({ level: "silent" });
+export async function runInProcessRollout(o: InProcessRolloutOptions): Promise<InProcessRolloutResult> {
+  const name = o.cluster ?? "sim";
+  const logger = o.logger ?? pino({ level: "silent" });
   const clock = simRunnerClock(o.sim);
-  const cluster: ClusterConfig = clusterSchema.parse(
-    simClusterConfig({
+  const cluster: ClusterConfig = clusterSchema.parse({
+    ...simClusterConfig({
       clusterName: name,
       workers: o.sim.workers,
       controlUrl: o.sim.controlUrl,
       delayMs: o.delayMs,
       restartMs: o.expectedRestartMs,
-      pollIntervalMs: o.pollIntervalMs,
+      ...(o.pollIntervalMs === undefined ? {} : { pollIntervalMs: o.pollIntervalMs }),
     }),
-  );
-  const store = createMemoryJobStore();
+    ...(o.configOverrides ?? {}),
+  });
+  const store = o.store ?? createMemoryJobStore();
   let httpCalls = 0;
   const reader = createReaderFor({
     name,
@@ -68,19 +85,18 @@ export async function runBenchRollout(o: BenchRolloutOptions): Promise<BenchRoll
       httpCalls += 1;
     },
   });
-  const counting = countingReader(reader);
+  const counting = countingReader(reader, o.probe === true);
   const approvals: ApprovalSource = {
-    wait: async (_job, approval) => ({
-      decision: approval.options[0] ?? "approve",
-      by: "policy",
-      at: clock.now(),
-    }),
+    wait: async (_job, approval) => {
+      const wanted = o.decide?.(approval.kind) ?? approval.options[0] ?? "approve";
+      return { decision: wanted, by: "policy", at: clock.now() };
+    },
   };
   const service = createRolloutService({
     store,
     clock,
     logger,
-    owner: "bench",
+    owner: "in-process",
     lockTtlMs: 60_000,
     depsFor: () => ({
       store,
@@ -90,45 +106,75 @@ export async function runBenchRollout(o: BenchRolloutOptions): Promise<BenchRoll
       logger,
       approvals,
       workers: restartTargetsFor(cluster),
+      ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent }),
     }),
   });
   const cpuBefore = process.cpuUsage();
+  const wallBefore = performance.now();
   const started = await service.start({
     cluster: name,
     target: o.target,
     image: null,
     requestedBy: "bench",
-    settings: rolloutSettingsFor(cluster, { pace: o.pace }),
+    settings: rolloutSettingsFor(cluster, o.pace === undefined ? {} : { pace: o.pace }),
   });
   if (started.kind !== "started") throw new Error(`cluster ${name} is locked by ${started.holder.owner}`);
   const outcome = await started.done;
   const cpu = process.cpuUsage(cpuBefore);
   return {
+    outcome,
     summary: summarizeRollout(outcome.state, clock.now()),
     httpCalls,
     polls: counting.polls,
     probes: counting.probes,
     cpuMs: (cpu.user + cpu.system) / 1000,
+    wallMs: performance.now() - wallBefore,
   };
 }
 
+export interface BenchRolloutOptions {
+  readonly sim: RunningSim;
+  readonly target: RolloutTarget;
+  readonly pace: "safe" | "window";
+  readonly delayMs: number;
+  readonly expectedRestartMs: number;
+  readonly pollIntervalMs: number;
+}
+
+/** The benchmark's connect-roll runner: the product's reader with its probe, every prompt approved. */
+export function runBenchRollout(o: BenchRolloutOptions): Promise<InProcessRolloutResult> {
+  return runInProcessRollout({ ...o, probe: true });
+}
+
 /** The reader with its whole-cluster reads and single-worker probes counted apart (the bot cost the benchmark shows). */
-function countingReader(reader: ClusterReader): { reader: ClusterReader; polls: number; probes: number } {
-  const counts = {
-    polls: 0,
-    probes: 0,
-    reader: {
-      read: (signal?: AbortSignal) => {
-        counts.polls += 1;
-        return reader.read(signal);
-      },
-      probe: (worker: string, options: { readonly metrics: boolean }, signal?: AbortSignal) => {
-        counts.probes += 1;
-        if (!reader.probe) throw new Error("the HTTP reader has no probe");
-        return reader.probe(worker, options, signal);
-      },
-      close: () => reader.close(),
-    } satisfies ClusterReader,
+function countingReader(
+  reader: ClusterReader,
+  withProbe: boolean,
+): { reader: ClusterReader; polls: number; probes: number } {
+  const counts = { polls: 0, probes: 0 };
+  const probe = reader.probe;
+  const counted: ClusterReader = {
+    read: (signal?: AbortSignal) => {
+      counts.polls += 1;
+      return reader.read(signal);
+    },
+    close: () => reader.close(),
+    ...(withProbe && probe !== undefined
+      ? {
+          probe: (worker: string, options: { readonly metrics: boolean }, signal?: AbortSignal) => {
+            counts.probes += 1;
+            return probe.call(reader, worker, options, signal);
+          },
+        }
+      : {}),
   };
-  return counts;
+  return {
+    reader: counted,
+    get polls() {
+      return counts.polls;
+    },
+    get probes() {
+      return counts.probes;
+    },
+  };
 }
