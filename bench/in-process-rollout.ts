@@ -1,4 +1,5 @@
 import pino from "pino";
+import { AUDIT_WORDING } from "../src/chat/views/rollout-wording.js";
 import {
   createReaderFor,
   createRestarterFor,
@@ -90,6 +91,7 @@ export async function runBenchRollout(o: BenchRolloutOptions): Promise<BenchRoll
       logger,
       approvals,
       workers: restartTargetsFor(cluster),
+      wording: AUDIT_WORDING,
     }),
   });
   const cpuBefore = process.cpuUsage();

@@ -1,10 +1,12 @@
 import type {
   ApprovalRecord,
   Decision,
+  FinishReason,
   PendingApproval,
   Phase,
   RolloutResult,
   RolloutState,
+  SkipReason,
   StepMeasurements,
   StepRecord,
 } from "../../../src/core/rollout/rollout-types.js";
@@ -127,8 +129,12 @@ export class RolloutStateBuilder {
     return this;
   }
 
-  skipped(n: number, note = "already runs 3.7.1"): this {
-    this.step(n, { status: "skipped", note });
+  /** A sentence for the reason is one an older checkpoint holds (`{ kind: "text" }`). */
+  skipped(n: number, reason: SkipReason | string = { kind: "on-target", version: "3.7.1" }): this {
+    this.step(n, {
+      status: "skipped",
+      note: typeof reason === "string" ? { kind: "text", text: reason } : reason,
+    });
     return this.phase({ kind: "before-step", step: n + 1 });
   }
 
@@ -143,12 +149,13 @@ export class RolloutStateBuilder {
       by,
       at,
     });
-    this.step(n, { status: "continued", note: `continued by ${by} without a passed gate`, settledAt: at });
+    this.step(n, { status: "continued", note: { kind: "continued", by }, settledAt: at });
     return this.phase({ kind: "before-step", step: n + 1 }, at);
   }
 
-  failed(n: number, note: string): this {
-    this.restartIssued(n).step(n, { status: "failed", note });
+  /** The restart failed with the executor's `error`. */
+  failed(n: number, error: string): this {
+    this.restartIssued(n).step(n, { status: "failed", note: { kind: "restart-failed", error } });
     return this;
   }
 
@@ -180,10 +187,12 @@ export class RolloutStateBuilder {
     return this.phase({ kind: "paused", step: n, by, at }, at);
   }
 
-  finished(result: RolloutResult, reason: string, at?: number): this {
+  /** A sentence for the reason is one an older checkpoint holds (`{ kind: "text" }`). */
+  finished(result: RolloutResult, reason: FinishReason | string, at?: number): this {
     const finishedAt = at ?? this.state.updatedAt + 10 * SECOND;
     this.state = { ...this.state, finishedAt };
-    return this.phase({ kind: "finished", result, reason }, finishedAt);
+    const facts: FinishReason = typeof reason === "string" ? { kind: "text", text: reason } : reason;
+    return this.phase({ kind: "finished", result, reason: facts }, finishedAt);
   }
 
   build(): RolloutState {
