@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import pino, { type Logger } from "pino";
+import { AUDIT_WORDING } from "../src/chat/views/rollout-wording.js";
 import {
   createReaderFor,
   createRestarterFor,
@@ -106,6 +107,7 @@ export async function runInProcessRollout(o: InProcessRolloutOptions): Promise<I
       logger,
       approvals,
       workers: restartTargetsFor(cluster),
+      wording: AUDIT_WORDING,
       ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent }),
     }),
   });

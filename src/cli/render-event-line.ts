@@ -1,4 +1,5 @@
 import { approvalDetails, approvalPrompt } from "../chat/views/approval-text.js";
+import { finishReasonText, reorderReasonText, skipReasonText } from "../chat/views/rollout-wording.js";
 import { formatDuration } from "../core/format-duration.js";
 import type { RolloutEvent } from "../core/rollout/rollout-types.js";
 
@@ -31,9 +32,9 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
       return `step ${event.step}: ${event.worker} settled in ${formatDuration(m.settleMs ?? 0)}, ${m.tasksMoved} task(s) moved, task downtime ${formatDuration(m.taskDowntimeMs)}·task`;
     }
     case "step-skipped":
-      return `step ${event.step}: ${event.worker} skipped: ${event.reason}`;
+      return `step ${event.step}: ${event.worker} skipped: ${skipReasonText(event.reason)}`;
     case "step-reordered":
-      return `step ${event.step}: ${event.worker} moved to the end: ${event.reason}`;
+      return `step ${event.step}: ${event.worker} moved to the end: ${reorderReasonText(event.reason)}`;
     case "approval-requested":
       return `approval needed (${event.approval.kind}): ${approvalPrompt(event.approval)}${approvalDetails(
         event.approval,
@@ -49,7 +50,7 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
     case "rollout-taken-over":
       return `resumed an interrupted rollout (owner ${event.owner})`;
     case "rollout-finished":
-      return `${event.result}: ${event.reason}`;
+      return `${event.result}: ${finishReasonText(event.reason)}`;
     case "store-unreachable":
       return `paused: Redis unreachable since ${new Date(event.since).toISOString()} (${event.error}); retrying while the lease lasts`;
     case "rollout-interrupted":

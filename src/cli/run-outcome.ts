@@ -1,7 +1,8 @@
-import { planVsRealityText } from "../core/rollout/plan-vs-reality.js";
+import { planVsRealityText } from "../chat/views/rollout-wording.js";
 import { summarizeRollout } from "../core/rollout/summarize.js";
 import type { RunOutcome } from "../jobs/runner.js";
 import { type CliIo, ExitCode } from "./command.js";
+import { wordedSummary } from "./run-json.js";
 import { resumeCommand, writeSummary } from "./run-summary.js";
 
 export interface OutcomeContext {
@@ -21,7 +22,7 @@ export interface OutcomeContext {
  */
 export function reportOutcome(outcome: RunOutcome, c: OutcomeContext): number {
   const { io } = c;
-  const base = summarizeRollout(outcome.state, Date.now());
+  const base = wordedSummary(summarizeRollout(outcome.state, Date.now()), outcome.state);
   const interrupted = outcome.kind === "lock-lost";
   const target = outcome.state.target;
   const resume = resumeCommand(

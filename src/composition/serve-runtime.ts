@@ -7,6 +7,7 @@ import type { SlackWebApi } from "../chat/slack-web-api.js";
 import { createThreadNotifier } from "../chat/thread-notifier.js";
 import { createThreadReporter } from "../chat/thread-reporter.js";
 import type { ChatUseCaseDeps } from "../chat/use-case-deps.js";
+import { AUDIT_WORDING } from "../chat/views/rollout-wording.js";
 import type { Config } from "../config/schema.js";
 import type { Clock } from "../core/clock.js";
 import { AppError, ErrorCode } from "../core/errors.js";
@@ -107,6 +108,7 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
         logger: o.logger,
         approvals,
         workers: restartTargetsFor(cluster),
+        wording: AUDIT_WORDING,
         ...(channel === undefined
           ? { onEvent: () => slack.homeTab.refresh() }
           : {

@@ -38,6 +38,15 @@ const openWindowSchema = z
   });
 
 /**
+ * A reason or note: facts (`{ kind, … }`, worded by the views). A checkpoint written before these were facts holds
+ * the sentence core worded then, read as `{ kind: "text", text }` and shown as it is.
+ */
+const wordedOrFacts = z.union([
+  z.string().transform((text) => ({ kind: "text" as const, text })),
+  z.looseObject({ kind: z.string().min(1) }),
+]);
+
+/**
  * The checkpoint's outer shape, checked when a job is read back (another replica, another version of the bot).
  * Nested plan/baseline data are the runner's own output and are kept as they are.
  */
@@ -65,6 +74,8 @@ const stateSchema = z.looseObject({
       "paused",
       "finished",
     ]),
+    /** `finished`: why. */
+    reason: wordedOrFacts.optional(),
   }),
   steps: z.array(
     z.looseObject({
@@ -72,6 +83,7 @@ const stateSchema = z.looseObject({
       worker: z.string(),
       status: z.string(),
       attempts: z.number().int(),
+      note: wordedOrFacts.nullable().optional(),
     }),
   ),
   approvals: z.array(z.looseObject({ id: z.string(), decision: z.string(), by: z.string() })),

@@ -1,5 +1,6 @@
 import type { RolloutEvent, Transition } from "../core/rollout/rollout-types.js";
 import type { RunContext } from "./run-context.js";
+import type { AuditWording } from "./runner-deps.js";
 
 /** What of a transition's events the observers get, and which become lines of the job's audit trail. */
 
@@ -13,7 +14,10 @@ const AUDITED: ReadonlySet<RolloutEvent["kind"]> = new Set([
   "rollout-finished",
 ]);
 
-function auditLine(event: RolloutEvent): { action: string; detail: string; actor: string | null } {
+function auditLine(
+  event: RolloutEvent,
+  wording: AuditWording,
+): { action: string; detail: string; actor: string | null } {
   switch (event.kind) {
     case "restart-issued":
       return {
@@ -26,7 +30,7 @@ function auditLine(event: RolloutEvent): { action: string; detail: string; actor
     case "step-skipped":
       return {
         action: "step-skipped",
-        detail: `step ${event.step}: ${event.worker}: ${event.reason}`,
+        detail: `step ${event.step}: ${event.worker}: ${wording.skipReason(event.reason)}`,
         actor: null,
       };
     case "approval-decided":
@@ -40,7 +44,7 @@ function auditLine(event: RolloutEvent): { action: string; detail: string; actor
     case "rollout-resumed":
       return { action: "resumed", detail: `at step ${event.step}`, actor: event.by };
     case "rollout-finished":
-      return { action: event.result, detail: event.reason, actor: null };
+      return { action: event.result, detail: wording.finishReason(event.reason), actor: null };
     default:
       return { action: event.kind, detail: "", actor: null };
   }
@@ -56,7 +60,7 @@ export async function publish(ctx: RunContext, t: Transition): Promise<void> {
       ctx.log.warn({ err }, "event observer failed");
     }
     if (AUDITED.has(effect.event.kind)) {
-      const line = auditLine(effect.event);
+      const line = auditLine(effect.event, ctx.deps.wording);
       await ctx.deps.store
         .appendAudit(ctx.record.id, {
           at: t.state.updatedAt,

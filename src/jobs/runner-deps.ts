@@ -1,7 +1,13 @@
 import type { Logger } from "pino";
 import type { ClusterReader } from "../connect/cluster-reader.js";
 import type { Clock } from "../core/clock.js";
-import type { PendingApproval, RolloutEvent, RolloutState } from "../core/rollout/rollout-types.js";
+import type {
+  FinishReason,
+  PendingApproval,
+  RolloutEvent,
+  RolloutState,
+  SkipReason,
+} from "../core/rollout/rollout-types.js";
 import type { RestartTarget, WorkerRestarter } from "../restart/worker-restarter.js";
 import type { Decision, JobRecord } from "./job-record.js";
 import type { RunnerStore } from "./store-roles.js";
@@ -9,6 +15,15 @@ import type { RunnerStore } from "./store-roles.js";
 /** How approval prompts get answered: by people through the store (chat), or by a policy (CLI flags, prompts). */
 export interface ApprovalSource {
   wait(job: JobRecord, approval: PendingApproval, signal: AbortSignal): Promise<Decision>;
+}
+
+/**
+ * How the audit trail words the facts core returns (the views' wording, src/chat/views/rollout-wording.ts, passed in
+ * by the composition root: jobs words nothing itself).
+ */
+export interface AuditWording {
+  finishReason(reason: FinishReason): string;
+  skipReason(reason: SkipReason): string;
 }
 
 /** Everything the runner does I/O with. */
@@ -21,6 +36,7 @@ export interface RunnerDeps {
   readonly approvals: ApprovalSource;
   /** Worker addresses by name (what the executor needs). */
   readonly workers: ReadonlyMap<string, RestartTarget>;
+  readonly wording: AuditWording;
   /** Observers of events (thread notifier, stdout). Must not throw or block. */
   readonly onEvent?: (event: RolloutEvent, state: RolloutState) => void;
   /** Interval at which a paused rollout re-reads its control state. Default: the poll interval. */

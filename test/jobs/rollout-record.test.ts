@@ -1,4 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { renderFinalReport } from "../../src/chat/views/render-final-report.js";
+import { renderParent } from "../../src/chat/views/render-parent.js";
+import { renderStepReply } from "../../src/chat/views/render-step-reply.js";
+import { renderEventLine } from "../../src/cli/render-event-line.js";
 import { ErrorCode, isAppError } from "../../src/core/errors.js";
 import type { RolloutState } from "../../src/core/rollout/rollout-types.js";
 import { recordWithState, rolloutStateOf } from "../../src/jobs/rollout-record.js";
@@ -64,6 +68,85 @@ describe("rolloutStateOf: checkpoints read back", () => {
     }
     expect(isAppError(thrown, ErrorCode.StoreCorrupt)).toBe(true);
     expect(String((thrown as Error).message)).toContain("openWindow");
+  });
+});
+
+/** worker-1 rolled, worker-2 found on the target (skipped), then an abort as worker-3's restart was about to go. */
+function skippedThenAborted(): RolloutState {
+  const d = startDriver();
+  const t1 = rollFollower(d, "worker-1", 0);
+  d.read(t1, cluster("worker-1", "worker-2")).control(t1 + 500, "abort", "dave");
+  return d.state;
+}
+
+/** The same checkpoint as a bot that worded reasons in core wrote it: sentences where the facts are now. */
+function withSentences(
+  state: RolloutState,
+  reason: string,
+  notes: Record<number, string>,
+): Record<string, unknown> {
+  const json = JSON.parse(JSON.stringify(state)) as Record<string, unknown> & RolloutState;
+  return {
+    ...json,
+    phase: { ...json.phase, reason },
+    steps: json.steps.map((s) => ({ ...s, note: notes[s.step] ?? s.note })),
+  };
+}
+
+describe("rolloutStateOf: reasons and notes", () => {
+  const now = 200_000;
+
+  it("a checkpoint with facts reads back as the same facts", () => {
+    const state = skippedThenAborted();
+    expect(state.phase).toMatchObject({
+      kind: "finished",
+      reason: { kind: "aborted-before-step", by: "dave", step: 3 },
+    });
+    expect(state.steps[1]?.note).toEqual({ kind: "on-target", version: TO });
+    const read = rolloutStateOf(aJob({ state: JSON.parse(JSON.stringify(state)) }));
+    expect(read.phase).toEqual(state.phase);
+    expect(read.steps).toEqual(state.steps);
+  });
+
+  it("an older checkpoint's sentences read as text and show as they were worded, in Slack and the terminal", () => {
+    const state = skippedThenAborted();
+    const older = rolloutStateOf(
+      aJob({
+        state: withSentences(state, "aborted by dave before step 3", { 2: `already runs ${TO}` }),
+      }),
+    );
+    expect(older.phase).toMatchObject({
+      kind: "finished",
+      reason: { kind: "text", text: "aborted by dave before step 3" },
+    });
+    expect(older.steps[1]?.note).toEqual({ kind: "text", text: `already runs ${TO}` });
+    expect(older.steps[0]?.note).toBeNull();
+    // What people see is the same whether the checkpoint holds the facts or the sentences core worded then.
+    expect(renderFinalReport(older, now)).toEqual(renderFinalReport(state, now));
+    expect(renderParent(older, now)).toEqual(renderParent(state, now));
+    const skipped = (s: RolloutState) => s.steps[1] ?? expect.fail("no step 2");
+    expect(renderStepReply(older, skipped(older), now)).toEqual(renderStepReply(state, skipped(state), now));
+    const finishedLine = (s: RolloutState) =>
+      s.phase.kind === "finished"
+        ? renderEventLine(
+            { kind: "rollout-finished", result: s.phase.result, reason: s.phase.reason },
+            new Map(),
+          )
+        : null;
+    expect(finishedLine(older)).toBe("aborted: aborted by dave before step 3");
+    expect(finishedLine(state)).toBe(finishedLine(older));
+  });
+
+  it("a reason that is neither a sentence nor facts is a corrupt checkpoint", () => {
+    const bad = withSentences(skippedThenAborted(), "x", {}) as { phase: Record<string, unknown> };
+    let thrown: unknown;
+    try {
+      rolloutStateOf(aJob({ state: { ...bad, phase: { ...bad.phase, reason: 42 } } }));
+    } catch (e) {
+      thrown = e;
+    }
+    expect(isAppError(thrown, ErrorCode.StoreCorrupt)).toBe(true);
+    expect(String((thrown as Error).message)).toContain("phase.reason");
   });
 });
 

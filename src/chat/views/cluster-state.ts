@@ -3,6 +3,7 @@ import type { RolloutState, StepRecord } from "../../core/rollout/rollout-types.
 import { utcTime } from "./format.js";
 import { orderReasons } from "./gate-lines.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
+import { stepNoteText } from "./rollout-wording.js";
 
 /**
  * What state the cluster is in after (or during) a rollout: which workers run which version (or were restarted),
@@ -72,7 +73,7 @@ export function inFlightLine(state: RolloutState, step: StepRecord): string {
     parts.push("not confirmed back: check the worker");
   }
   if (step.status === "failed" && step.note !== null) {
-    parts.push(`failed: ${truncateText(escapeMrkdwn(step.note), MAX_LINE)}`);
+    parts.push(`failed: ${truncateText(escapeMrkdwn(stepNoteText(step.note)), MAX_LINE)}`);
   }
   const first = orderReasons(step.gate)[0];
   if (first !== undefined) {

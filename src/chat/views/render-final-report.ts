@@ -1,6 +1,5 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
-import { planVsRealityText } from "../../core/rollout/plan-vs-reality.js";
 import type { ApprovalRecord, RolloutState, StepRecord } from "../../core/rollout/rollout-types.js";
 import { summarizeRollout } from "../../core/rollout/summarize.js";
 import { codeSection, context, message, section, type ViewMessage } from "./blocks.js";
@@ -8,6 +7,7 @@ import { clusterStateLines } from "./cluster-state.js";
 import { mention, plural, utcTime } from "./format.js";
 import { escapeMrkdwn, fitLines, MAX_SECTION_TEXT, truncateText } from "./limits.js";
 import { approvalLabel, disruptionText, rolloutSubject, stepsDone, totalsOf } from "./rollout-text.js";
+import { finishReasonText, planVsRealityText } from "./rollout-wording.js";
 
 const RESULT_ICON = { succeeded: "✅", aborted: "🛑", failed: "❌" } as const;
 const MAX_REASON = 1000;
@@ -25,8 +25,8 @@ export function renderFinalReport(state: RolloutState, now: number): ViewMessage
 export function reportBlocks(state: RolloutState, now: number): KnownBlock[] {
   const subject = escapeMrkdwn(rolloutSubject(state));
   const p = state.phase;
-  const reason =
-    p.kind === "finished" && p.reason.length > 0 ? truncateText(escapeMrkdwn(p.reason), MAX_REASON) : null;
+  const text = p.kind === "finished" ? finishReasonText(p.reason) : "";
+  const reason = text.length > 0 ? truncateText(escapeMrkdwn(text), MAX_REASON) : null;
   const headline = `*${resultWord(state)} ${subject}: ${resultText(state)}*`;
   const blocks: KnownBlock[] = [
     section(

@@ -6,6 +6,7 @@ import { mention, plural, utcTime } from "./format.js";
 import { gateLines } from "./gate-lines.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
 import { targetOf } from "./rollout-text.js";
+import { stepNoteText } from "./rollout-wording.js";
 
 /** Longest note (a restart failure, a skip reason) shown in a step reply. */
 const MAX_NOTE = 1000;
@@ -97,7 +98,7 @@ function continuedText(state: RolloutState, step: StepRecord): string {
 }
 
 function noteText(step: StepRecord): string {
-  return step.note === null ? "" : `: ${truncateText(escapeMrkdwn(step.note), MAX_NOTE)}`;
+  return step.note === null ? "" : `: ${truncateText(escapeMrkdwn(stepNoteText(step.note)), MAX_NOTE)}`;
 }
 
 /** The gate's reasons while settling; the last reasons seen when the step was continued or failed. */

@@ -4,6 +4,7 @@ import type { GateReason } from "../../core/settle/settle-types.js";
 import { mention, plural } from "./format.js";
 import { orderReasons } from "./gate-lines.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
+import { finishReasonText } from "./rollout-wording.js";
 
 /** Rollout-specific text shared by the parent, step replies, prompts and the report. Escaped mrkdwn unless noted. */
 
@@ -155,8 +156,8 @@ export function stateText(state: RolloutState, withReason = true): string {
     case "awaiting-approval":
       return `🙋 awaiting approval${pending}`;
     case "finished": {
-      const reason =
-        withReason && p.reason.length > 0 ? `: ${truncateText(escapeMrkdwn(p.reason), 1000)}` : "";
+      const text = withReason ? finishReasonText(p.reason) : "";
+      const reason = text.length > 0 ? `: ${truncateText(escapeMrkdwn(text), 1000)}` : "";
       if (p.result === "succeeded") return "✅ succeeded";
       return p.result === "aborted" ? `🛑 aborted${reason}` : `❌ failed${reason}`;
     }

@@ -1,4 +1,5 @@
 import { hostname, userInfo } from "node:os";
+import { AUDIT_WORDING } from "../../chat/views/rollout-wording.js";
 import {
   createReaderFor,
   createRestarterFor,
@@ -26,6 +27,7 @@ import { oneLine } from "../one-line.js";
 import { planNotes } from "../plan-notes.js";
 import { prepareRefusalText } from "../refusal-text.js";
 import { renderEventLine } from "../render-event-line.js";
+import { eventJson } from "../run-json.js";
 import { reportOutcome } from "../run-outcome.js";
 import { startOrResume } from "../run-start.js";
 import { openRunStore } from "../run-store.js";
@@ -184,7 +186,7 @@ async function runRollout(
     if (event.kind === "rollout-planned")
       for (const note of planNotes(event.plan, planSettings.planPolicy, planSettings.delayMs))
         io.stderr.write(`connect-roll run: ${note.severity}: ${note.message}\n`);
-    if (json) write(event.kind === "rollout-planned" ? { kind: event.kind, plan: event.plan } : event);
+    if (json) write(eventJson(event));
     else {
       const line = renderEventLine(event, lastGate);
       if (line !== null) io.stdout.write(`${line}\n`);
@@ -216,6 +218,7 @@ async function runRollout(
         now: Date.now,
       }),
       workers: restartTargetsFor(ctx.cluster),
+      wording: AUDIT_WORDING,
       onEvent,
     }),
   });

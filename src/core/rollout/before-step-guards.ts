@@ -2,6 +2,7 @@ import { captureBaseline } from "../settle/capture-baseline.js";
 import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
 import { versionMatches } from "../version.js";
 import { done, type PhaseResult, reenter } from "./phase-result.js";
+import type { SkipReason } from "./rollout-reasons.js";
 import type { RolloutState, StepRecord } from "./rollout-state.js";
 import { freezeChanges, freezeOf, keepLeaderLast, startedSince, stepAt, updateStep } from "./step-helpers.js";
 import { ask, emit, finish, isGranted, pauseAt, restartedSince, targetVersionFor } from "./transitions.js";
@@ -39,7 +40,11 @@ export function applyPendingControl(b: BeforeStep): GuardOutcome {
   if (!control) return pass(b.state);
   const cleared: RolloutState = { ...b.state, pendingControl: null };
   if (control.action === "abort")
-    return stop(done(finish(cleared, b.now, "aborted", `aborted by ${control.by} before step ${b.stepNo}`)));
+    return stop(
+      done(
+        finish(cleared, b.now, "aborted", { kind: "aborted-before-step", by: control.by, step: b.stepNo }),
+      ),
+    );
   return stop(done(pauseAt(cleared, b.stepNo, control.by, b.now)));
 }
 
@@ -52,19 +57,8 @@ export function finishAfterLastStep(b: BeforeStep): GuardOutcome {
   if (stepAt(s, b.stepNo)) return pass(s);
   const continued = s.steps.filter((x) => x.status === "continued").map((x) => x.worker);
   if (continued.length > 0)
-    return stop(
-      done(
-        finish(
-          s,
-          b.now,
-          "failed",
-          `every worker was restarted, but ${continued.join(", ")} continued without a passed settle gate (by approval)`,
-        ),
-      ),
-    );
-  return stop(
-    done(finish(s, b.now, "succeeded", "every worker was restarted and the cluster settled after each step")),
-  );
+    return stop(done(finish(s, b.now, "failed", { kind: "continued-unsettled", workers: continued })));
+  return stop(done(finish(s, b.now, "succeeded", { kind: "all-settled" })));
 }
 
 /**
@@ -145,10 +139,10 @@ export function skipWorkerOnTarget(b: BeforeStep, step: StepRecord): GuardOutcom
   const s = b.state;
   const worker = step.status === "pending" && step.attempts === 0 ? workerOnTarget(b, step) : null;
   if (!worker) return pass(s);
-  const why =
+  const why: SkipReason =
     s.target.kind === "upgrade"
-      ? `already runs ${worker.version}`
-      : `already restarted since the rollout began (process started ${new Date(worker.metrics?.startTimeMs ?? 0).toISOString()})`;
+      ? { kind: "on-target", version: worker.version ?? s.target.version }
+      : { kind: "restarted-since-start", startedAt: worker.metrics?.startTimeMs ?? 0 };
   const skipped = updateStep(s, b.stepNo, { status: "skipped", note: why });
   return stop(
     reenter({ kind: "before-step" }, { ...skipped, phase: { kind: "before-step", step: b.stepNo + 1 } }, [
@@ -167,7 +161,7 @@ export function restartLeaderLast(b: BeforeStep, step: StepRecord): GuardOutcome
         kind: "step-reordered",
         step: reordered.steps.length,
         worker: step.worker,
-        reason: "it is the group leader now; the leader is restarted last",
+        reason: { kind: "leader-now" },
       }),
     ]),
   );

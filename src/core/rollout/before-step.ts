@@ -75,7 +75,14 @@ function restartStep(b: BeforeStep, step: StepRecord): PhaseResult {
     isLeader: step.isLeader,
     ...(open && open.deadline !== null ? { openWindowDeadline: open.deadline } : {}),
   });
-  if (baseline.kind !== "captured") return done(finish(s, now, "failed", baseline.message));
+  if (baseline.kind !== "captured")
+    return done(
+      finish(s, now, "failed", {
+        kind: "worker-not-found",
+        worker: step.worker,
+        cluster: b.snapshot.cluster,
+      }),
+    );
   const attempts = step.attempts + 1;
   const stepId = `${s.jobId}:${stepNo}:${attempts}`;
   const issued = updateStep(s, stepNo, {

@@ -41,7 +41,7 @@ export function onRestartResult(s: RolloutState, input: RestartResult): Transiti
     };
   }
   return ask(
-    updateStep(s, step.step, { status: "failed", note: input.message }),
+    updateStep(s, step.step, { status: "failed", note: { kind: "restart-failed", error: input.message } }),
     input.now,
     {
       step: step.step,
@@ -83,7 +83,8 @@ export function onControl(
       restartIssuedAt: null,
     });
     const back: RolloutState = { ...reverted, phase: { kind: "before-step", step: p.step } };
-    if (action === "abort") return finish(back, now, "aborted", `aborted by ${by} before step ${p.step}`);
+    if (action === "abort")
+      return finish(back, now, "aborted", { kind: "aborted-before-step", by, step: p.step });
     return pauseAt(back, p.step, by, now);
   }
   if (action === "abort") {
@@ -91,14 +92,14 @@ export function onControl(
       return stay({ ...s, pendingControl: { action, by, at: now } });
     if (p.kind === "settling") {
       const step = stepAt(s, p.step);
-      return finish(
-        s,
-        now,
-        "aborted",
-        `aborted by ${by} while ${step?.worker ?? "a worker"} was settling (it is back; the gate had not passed: ${(step?.gate ?? []).map((r) => r.message).join("; ") || "no reason recorded"})`,
-      );
+      return finish(s, now, "aborted", {
+        kind: "aborted-while-settling",
+        by,
+        worker: step?.worker ?? null,
+        gate: step?.gate ?? [],
+      });
     }
-    return finish(s, now, "aborted", `aborted by ${by}`);
+    return finish(s, now, "aborted", { kind: "aborted", by });
   }
   if (p.kind === "before-step") return pauseAt(s, p.step, by, now);
   if (p.kind === "paused") return stay(s);
@@ -143,9 +144,13 @@ export function onDecision(
   const decidedState: RolloutState = { ...s, approvals: [...s.approvals, record] };
   const decided = emit({ kind: "approval-decided", approval: record });
   if (decision === "abort")
-    return finish(decidedState, now, "aborted", `aborted by ${by} at the ${p.approval.kind} prompt`, [
-      decided,
-    ]);
+    return finish(
+      decidedState,
+      now,
+      "aborted",
+      { kind: "aborted-at-prompt", by, approval: p.approval.kind },
+      [decided],
+    );
   const resume = p.resume;
   const readNow = (next: RolloutState): Transition => ({
     state: next,
@@ -209,7 +214,7 @@ function continueAnyway(
 ): Transition {
   const next = updateStep(s, stepNo, {
     status: "continued",
-    note: `continued by ${by} without a passed gate`,
+    note: { kind: "continued", by },
     settledAt: now,
   });
   return {

@@ -1,8 +1,8 @@
-import { formatDuration } from "../format-duration.js";
 import { planRollout } from "../plan/plan-rollout.js";
 import type { Plan } from "../plan/plan-types.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import { done, type PhaseResult, reenter } from "./phase-result.js";
+import type { UnsettledStart } from "./rollout-reasons.js";
 import type { RolloutState, StepRecord } from "./rollout-state.js";
 import { freezeOf, pendingStep } from "./step-helpers.js";
 import { ask, emit, finish } from "./transitions.js";
@@ -15,12 +15,11 @@ import { ask, emit, finish } from "./transitions.js";
 export function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: number): PhaseResult {
   if (snapshot.connectors === null)
     return done(
-      finish(
-        s,
-        now,
-        "failed",
-        `cannot read the connectors of ${s.cluster}: ${snapshot.connectorsError ?? "no worker answered"}; nothing was restarted`,
-      ),
+      finish(s, now, "failed", {
+        kind: "connectors-unreadable",
+        cluster: s.cluster,
+        error: snapshot.connectorsError ?? null,
+      }),
     );
   const waitMs = s.settings.gatePolicy.expectedSettleMs;
   const readAgain = done({
@@ -28,22 +27,15 @@ export function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: numb
     effects: [{ kind: "read-cluster", afterMs: s.settings.pollIntervalMs }],
   });
   const unsettled = unsettledBaseline(snapshot);
-  if (unsettled !== null && unsettled !== "empty") {
+  if (unsettled !== null && unsettled.kind !== "empty") {
     // A baseline taken while the cluster comes up (no connectors yet, tasks not started) would make every connector
     // look "created during the rollout" and every task look moved: wait for a settled one, then refuse with the reason.
     if (now - s.startedAt < waitMs) return readAgain;
-    return done(
-      finish(
-        s,
-        now,
-        "failed",
-        `the cluster did not settle before the start (${unsettled}) within ${formatDuration(waitMs)}; nothing was restarted. Start again once it has settled`,
-      ),
-    );
+    return done(finish(s, now, "failed", { kind: "unsettled-at-start", unsettled, waitedMs: waitMs }));
   }
   // No connectors at all: keep looking until the deadline (a cluster that just came up gets its connectors a moment
   // later); a cluster still empty then, whose metrics confirm it, has nothing to protect.
-  if (unsettled === "empty" && now - s.startedAt < waitMs) return readAgain;
+  if (unsettled?.kind === "empty" && now - s.startedAt < waitMs) return readAgain;
   const plan: Plan = planRollout(snapshot, s.target, s.settings.planPolicy);
   const steps: StepRecord[] = plan.steps.map((p) =>
     pendingStep({
@@ -63,12 +55,7 @@ export function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: numb
     phase: { kind: "before-step", step: 1 },
   };
   const planned = emit({ kind: "rollout-planned", plan });
-  if (steps.length === 0)
-    return done(
-      finish(next, now, "succeeded", "every worker already runs the target version; nothing to do", [
-        planned,
-      ]),
-    );
+  if (steps.length === 0) return done(finish(next, now, "succeeded", { kind: "nothing-to-do" }, [planned]));
   const blocking = plan.findings.filter((f) => f.severity === "block");
   if (blocking.length > 0)
     return done(
@@ -91,28 +78,31 @@ const SETTLED_TASK_STATES: ReadonlySet<string> = new Set(["RUNNING", "PAUSED", "
 
 /**
  * Why this first read cannot be a baseline, or null when it can: no connectors while some worker's metrics show
- * assigned work or no metrics vouch for an empty cluster; `"empty"` when there are no connectors and every worker's
+ * assigned work or no metrics vouch for an empty cluster; `empty` when there are no connectors and every worker's
  * metrics agree (a baseline only once the wait is over); a connector or task not started yet (UNASSIGNED,
  * RESTARTING, UNKNOWN); or a worker in a rebalance. FAILED tasks are settled (the plan's blocking findings ask).
  */
-export function unsettledBaseline(snapshot: ClusterSnapshot): string | null {
+export function unsettledBaseline(
+  snapshot: ClusterSnapshot,
+): UnsettledStart | { readonly kind: "empty" } | null {
   const connectors = snapshot.connectors ?? [];
   const live = snapshot.workers.filter((w) => w.reachable);
   if (connectors.length === 0) {
     const vouched =
       live.length > 0 &&
       live.every((w) => w.metrics !== null && w.metrics.taskCount === 0 && w.metrics.connectorCount === 0);
-    return vouched
-      ? "empty"
-      : "the cluster shows no connectors, and its workers' metrics do not confirm it is empty";
+    return vouched ? { kind: "empty" } : { kind: "no-connectors-unconfirmed" };
   }
-  const starting = connectors.flatMap((c) => [
-    ...(SETTLED_TASK_STATES.has(c.state) || c.state === "STOPPED" ? [] : [`${c.name} ${c.state}`]),
-    ...c.tasks.filter((t) => !SETTLED_TASK_STATES.has(t.state)).map((t) => `${c.name}/${t.id} ${t.state}`),
+  const items = connectors.flatMap((c) => [
+    ...(SETTLED_TASK_STATES.has(c.state) || c.state === "STOPPED"
+      ? []
+      : [{ connector: c.name, task: null, state: c.state }]),
+    ...c.tasks
+      .filter((t) => !SETTLED_TASK_STATES.has(t.state))
+      .map((t) => ({ connector: c.name, task: t.id, state: t.state })),
   ]);
-  if (starting.length > 0)
-    return `not started yet: ${starting.slice(0, 5).join(", ")}${starting.length > 5 ? ` and ${starting.length - 5} more` : ""}`;
-  const rebalancing = live.filter((w) => w.metrics?.rebalancing === true).map((w) => w.name);
-  if (rebalancing.length > 0) return `rebalancing: ${rebalancing.join(", ")}`;
+  if (items.length > 0) return { kind: "not-started", items };
+  const workers = live.filter((w) => w.metrics?.rebalancing === true).map((w) => w.name);
+  if (workers.length > 0) return { kind: "rebalancing", workers };
   return null;
 }

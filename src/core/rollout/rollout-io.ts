@@ -2,6 +2,7 @@ import type { Plan } from "../plan/plan-types.js";
 import type { GateReason } from "../settle/settle-types.js";
 import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
 import type { ApprovalRecord, Decision, PendingApproval } from "./approval-types.js";
+import type { FinishReason, ReorderReason, SkipReason } from "./rollout-reasons.js";
 import type { RolloutResult, RolloutState, StepMeasurements } from "./rollout-state.js";
 
 /** What goes into `decide` (inputs) and what comes out of it (events to report, effects for the runner). */
@@ -69,19 +70,24 @@ export type RolloutEvent =
       readonly worker: string;
       readonly measurements: StepMeasurements;
     }
-  | { readonly kind: "step-skipped"; readonly step: number; readonly worker: string; readonly reason: string }
+  | {
+      readonly kind: "step-skipped";
+      readonly step: number;
+      readonly worker: string;
+      readonly reason: SkipReason;
+    }
   | {
       readonly kind: "step-reordered";
       readonly step: number;
       readonly worker: string;
-      readonly reason: string;
+      readonly reason: ReorderReason;
     }
   | { readonly kind: "approval-requested"; readonly approval: PendingApproval }
   | { readonly kind: "approval-decided"; readonly approval: ApprovalRecord }
   | { readonly kind: "rollout-paused"; readonly by: string; readonly step: number }
   | { readonly kind: "rollout-resumed"; readonly by: string; readonly step: number }
   | { readonly kind: "rollout-taken-over"; readonly owner: string }
-  | { readonly kind: "rollout-finished"; readonly result: RolloutResult; readonly reason: string }
+  | { readonly kind: "rollout-finished"; readonly result: RolloutResult; readonly reason: FinishReason }
   /**
    * Emitted by the runner (not `decide`): the job store stopped answering; nothing is restarted until it answers
    * again (every restart needs a fenced checkpoint first). `since` is wall-clock epoch ms; `error` the real cause.

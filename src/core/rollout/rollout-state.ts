@@ -2,6 +2,7 @@ import type { Plan, ResolvedPlanPolicy, RolloutTarget } from "../plan/plan-types
 import type { Baseline, GateReason, ResolvedGatePolicy } from "../settle/settle-types.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import type { ApprovalKind, ApprovalRecord, PendingApproval } from "./approval-types.js";
+import type { FinishReason, StepNote } from "./rollout-reasons.js";
 import type { WindowKey } from "./window-key.js";
 
 /**
@@ -50,7 +51,8 @@ export interface StepRecord {
   readonly settledAt: number | null;
   /** Latest reasons the gate gave (shown live in the step's thread reply). */
   readonly gate: readonly GateReason[];
-  readonly note: string | null;
+  /** Why it was skipped, continued or failed, or how its window went (the views word it). */
+  readonly note: StepNote | null;
   readonly measurements: StepMeasurements;
 }
 
@@ -109,7 +111,7 @@ export type Phase =
       readonly askSlowAfter: number | null;
     }
   | { readonly kind: "paused"; readonly step: number; readonly by: string; readonly at: number }
-  | { readonly kind: "finished"; readonly result: RolloutResult; readonly reason: string };
+  | { readonly kind: "finished"; readonly result: RolloutResult; readonly reason: FinishReason };
 
 /** Where to go once an approval is granted. */
 export type ResumePoint =

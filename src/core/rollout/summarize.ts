@@ -1,4 +1,4 @@
-import type { RolloutResult, RolloutState } from "./rollout-types.js";
+import type { FinishReason, RolloutResult, RolloutState } from "./rollout-types.js";
 
 export interface RolloutSummary {
   readonly kind: "summary";
@@ -6,7 +6,8 @@ export interface RolloutSummary {
   readonly cluster: string;
   readonly target: string;
   readonly result: RolloutResult | "running";
-  readonly reason: string | null;
+  /** Why it finished (null while running); the views word it. */
+  readonly reason: FinishReason | null;
   readonly steps: readonly {
     readonly step: number;
     readonly worker: string;
@@ -38,8 +39,6 @@ export interface RolloutSummary {
     readonly by: string;
     readonly at: number;
   }[];
-  /** In words: where every worker stands, and the step in flight if any. */
-  readonly clusterState: string;
   /** The plan's predictions next to what happened (null without a plan). Wrong predictions are planner bugs. */
   readonly planVsReality: PlanVsReality | null;
 }
@@ -53,7 +52,10 @@ export interface PlanVsReality {
 
 const DONE = new Set(["settled", "continued", "skipped"]);
 
-/** The final report's figures (also `run --json`'s last line). Pure. */
+/**
+ * The final report's figures (also `run --json`'s last line, where the CLI adds the reason and where the cluster
+ * stands in words: src/chat/views/rollout-wording.ts). Pure.
+ */
 export function summarizeRollout(state: RolloutState, now: number): RolloutSummary {
   const planned = new Map((state.plan?.steps ?? []).map((p) => [p.worker, p]));
   const steps = state.steps.map((s) => ({
@@ -73,20 +75,7 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
   const sum = (f: (s: (typeof steps)[number]) => number) => steps.reduce((a, s) => a + f(s), 0);
   const phase = state.phase;
   const done = state.steps.filter((s) => DONE.has(s.status));
-  const restarted = state.steps
-    .filter((s) => s.status === "settled" || s.status === "continued")
-    .map((s) => s.worker);
-  const inFlight = state.steps.find((s) => !DONE.has(s.status) && s.status !== "pending");
-  const pending = state.steps.filter((s) => s.status === "pending").map((s) => s.worker);
   const target = state.target.kind === "upgrade" ? state.target.version : "restart";
-  const parts: string[] = [];
-  if (restarted.length > 0)
-    parts.push(`${restarted.join(", ")} restarted${state.target.kind === "upgrade" ? ` on ${target}` : ""}`);
-  if (inFlight)
-    parts.push(
-      `${inFlight.worker} ${inFlight.status === "failed" ? "failed" : `in flight (${inFlight.status})`}${inFlight.gate.length > 0 ? `: ${inFlight.gate[0]?.message}` : ""}`,
-    );
-  if (pending.length > 0) parts.push(`${pending.join(", ")} not restarted`);
   const wall = (state.finishedAt ?? now) - state.startedAt;
   const plan = state.plan;
   const planVsReality: PlanVsReality | null =
@@ -124,7 +113,6 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
       approvals: state.approvals.length,
     },
     approvals: state.approvals.map((a) => ({ kind: a.kind, decision: a.decision, by: a.by, at: a.at })),
-    clusterState: parts.length > 0 ? `${parts.join("; ")}.` : "no worker was restarted.",
     planVsReality,
   };
 }

@@ -8,6 +8,7 @@ import {
   type WorkerSeen,
 } from "./approval-types.js";
 import type { RolloutEffect, RolloutEvent, Transition } from "./rollout-io.js";
+import type { FinishReason } from "./rollout-reasons.js";
 import type { ResumePoint, RolloutResult, RolloutState, StepRecord } from "./rollout-state.js";
 
 /**
@@ -45,7 +46,7 @@ export function finish(
   state: RolloutState,
   now: number,
   result: RolloutResult,
-  reason: string,
+  reason: FinishReason,
   effects: readonly RolloutEffect[] = [],
 ): Transition {
   const done: RolloutState = {

@@ -46,19 +46,17 @@ export function workerBack(
       .map((x) => x.worker);
     const replanned: RolloutState = {
       ...updateStep(next, step.step, {
-        note: `the next worker would not be back before the window's deadline: the window ends here and ${remaining.length} remaining worker(s) are grouped again`,
+        note: { kind: "window-cut-short", remaining: remaining.length },
       }),
       plan: replanWindows(next.plan, next.settings.planPolicy, remaining),
     };
     return startGate(replanned, step, baseline, back);
   }
   if (continuation === "continue") {
-    const note =
-      "rejoined inside the scheduled-delay window; the settle gate runs once the window's last worker is back";
     const crossed = updateStep(next, step.step, {
       status: "settled",
       settledAt: now,
-      note,
+      note: { kind: "crossed-in-window" },
       measurements: { ...step.measurements, restartMs, settleMs: 0 },
     });
     const measurements = stepAt(crossed, step.step)?.measurements ?? step.measurements;

@@ -1,46 +1,30 @@
-import type { StepWindow } from "../../../src/core/plan/plan-types.js";
-import { resolveRolloutSettings } from "../../../src/core/rollout/resolve-rollout-settings.js";
 import type {
   ApprovalRecord,
   Decision,
+  FinishReason,
   PendingApproval,
   Phase,
   RolloutResult,
   RolloutState,
+  SkipReason,
   StepMeasurements,
   StepRecord,
 } from "../../../src/core/rollout/rollout-types.js";
-import { ROLLOUT_STATE_VERSION } from "../../../src/core/rollout/rollout-types.js";
-import { NO_MEASUREMENTS, pendingStep } from "../../../src/core/rollout/step-helpers.js";
+import { NO_MEASUREMENTS } from "../../../src/core/rollout/step-helpers.js";
 import type { Baseline, GateReason } from "../../../src/core/settle/settle-types.js";
-import { planFor } from "./plan-fixture.js";
+import {
+  initialRolloutState,
+  MINUTE,
+  type RolloutOptions,
+  SECOND,
+  stepStart,
+  T0,
+} from "./rollout-state-start.js";
 
-/** 2024-05-01 14:00:00 UTC: every builder time is an offset from here. */
-export const T0 = Date.UTC(2024, 4, 1, 14, 0, 0);
-export const SECOND = 1000;
-export const MINUTE = 60 * SECOND;
-/** Each step starts this long after the previous one. */
-const STEP_SPACING = 6 * MINUTE;
+export { MINUTE, type RolloutOptions, SECOND, stepStart, T0 } from "./rollout-state-start.js";
+
 const RESTART_MS = 42 * SECOND;
 const SETTLE_MS = 4 * MINUTE + 20 * SECOND;
-
-export interface RolloutOptions {
-  cluster?: string;
-  workers?: number;
-  from?: string;
-  /** A version, or "restart" for a rolling restart. */
-  to?: string;
-  requestedBy?: string;
-  jobId?: string;
-  eagerWindows?: readonly StepWindow[];
-  /** Worker names; default connect-1 … connect-N (the last one is the leader). */
-  names?: readonly string[];
-}
-
-/** When step `n` (from 1) is started by the builder. */
-export function stepStart(n: number): number {
-  return T0 + MINUTE + (n - 1) * STEP_SPACING;
-}
 
 /**
  * Fluent builder of `RolloutState`s for view tests:
@@ -55,59 +39,7 @@ export class RolloutStateBuilder {
   private state: RolloutState;
 
   constructor(options: RolloutOptions) {
-    const count = options.names?.length ?? options.workers ?? 6;
-    const names = options.names ?? Array.from({ length: count }, (_, i) => `connect-${i + 1}`);
-    const from = options.from ?? "3.6.1";
-    const to = options.to ?? "3.7.1";
-    const cluster = options.cluster ?? "prod-cluster";
-    const target =
-      to === "restart"
-        ? { kind: "restart" as const, version: from, argument: "restart" }
-        : { kind: "upgrade" as const, version: to, argument: `v${to}` };
-    const steps: StepRecord[] = names.map((worker, i) =>
-      pendingStep({
-        step: i + 1,
-        worker,
-        workerId: `${worker}:8083`,
-        url: `http://${worker}:8083`,
-        isLeader: i === names.length - 1,
-        fromVersion: from,
-      }),
-    );
-    this.state = {
-      v: ROLLOUT_STATE_VERSION,
-      jobId: options.jobId ?? "job-01HX",
-      cluster,
-      target,
-      image: null,
-      requestedBy: options.requestedBy ?? "U123",
-      startedAt: T0,
-      updatedAt: T0 + MINUTE,
-      finishedAt: null,
-      settings: resolveRolloutSettings({
-        planPolicy: {
-          connectProtocol: null,
-          scheduledRebalanceMaxDelayMs: 300_000,
-          expectedRestartMs: 45_000,
-        },
-        gatePolicy: {},
-        pollIntervalMs: 5000,
-        delayMs: 300_000,
-        sessionTimeoutMs: 10_000,
-        expectedRestartMs: 45_000,
-        backTimeoutMs: 600_000,
-      }),
-      phase: { kind: "before-step", step: 1 },
-      plan: planFor(cluster, target, steps, options.eagerWindows ?? [], T0),
-      steps,
-      freeze: {},
-      approvals: [],
-      granted: [],
-      pendingControl: null,
-      track: { at: null, epoch: null, lastWorker: {}, down: [] },
-      seq: 0,
-      openWindow: null,
-    };
+    this.state = initialRolloutState(options);
   }
 
   /** Planning: no plan and no steps yet. */
@@ -197,8 +129,12 @@ export class RolloutStateBuilder {
     return this;
   }
 
-  skipped(n: number, note = "already runs 3.7.1"): this {
-    this.step(n, { status: "skipped", note });
+  /** A sentence for the reason is one an older checkpoint holds (`{ kind: "text" }`). */
+  skipped(n: number, reason: SkipReason | string = { kind: "on-target", version: "3.7.1" }): this {
+    this.step(n, {
+      status: "skipped",
+      note: typeof reason === "string" ? { kind: "text", text: reason } : reason,
+    });
     return this.phase({ kind: "before-step", step: n + 1 });
   }
 
@@ -213,12 +149,13 @@ export class RolloutStateBuilder {
       by,
       at,
     });
-    this.step(n, { status: "continued", note: `continued by ${by} without a passed gate`, settledAt: at });
+    this.step(n, { status: "continued", note: { kind: "continued", by }, settledAt: at });
     return this.phase({ kind: "before-step", step: n + 1 }, at);
   }
 
-  failed(n: number, note: string): this {
-    this.restartIssued(n).step(n, { status: "failed", note });
+  /** The restart failed with the executor's `error`. */
+  failed(n: number, error: string): this {
+    this.restartIssued(n).step(n, { status: "failed", note: { kind: "restart-failed", error } });
     return this;
   }
 
@@ -250,10 +187,12 @@ export class RolloutStateBuilder {
     return this.phase({ kind: "paused", step: n, by, at }, at);
   }
 
-  finished(result: RolloutResult, reason: string, at?: number): this {
+  /** A sentence for the reason is one an older checkpoint holds (`{ kind: "text" }`). */
+  finished(result: RolloutResult, reason: FinishReason | string, at?: number): this {
     const finishedAt = at ?? this.state.updatedAt + 10 * SECOND;
     this.state = { ...this.state, finishedAt };
-    return this.phase({ kind: "finished", result, reason }, finishedAt);
+    const facts: FinishReason = typeof reason === "string" ? { kind: "text", text: reason } : reason;
+    return this.phase({ kind: "finished", result, reason: facts }, finishedAt);
   }
 
   build(): RolloutState {

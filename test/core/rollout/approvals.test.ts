@@ -72,9 +72,11 @@ describe("decide: blocking findings before any restart", () => {
   it.each(cases)("$name: abort finishes aborted and no restart is ever issued", ({ start }) => {
     const d = startDriver().read(0, start()).answer(5_000, "abort", undefined, "carol");
     expect(d.lines.at(-1)).toBe("abort → approval-decided, rollout-finished | finish(aborted)");
-    expect(d.eventsOf("rollout-finished")[0]?.reason).toBe(
-      "aborted by carol at the blocking-findings prompt",
-    );
+    expect(d.eventsOf("rollout-finished")[0]?.reason).toEqual({
+      kind: "aborted-at-prompt",
+      by: "carol",
+      approval: "blocking-findings",
+    });
     d.read(10_000, start()).accepted(11_000, 1);
     expect(d.restarts).toEqual([]);
     expect(d.action).toEqual({ kind: "finish", result: "aborted" });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { clusterStateSentence, finishReasonText } from "../../../src/chat/views/rollout-wording.js";
 import { summarizeRollout } from "../../../src/core/rollout/summarize.js";
 import { startDriver } from "./rollout-driver.js";
 import { backHeld, cluster, down } from "./rollout-fixtures.js";
@@ -30,7 +31,7 @@ describe("decide: pause and resume between steps", () => {
     const t1 = rollFollower(d, "worker-1", 0);
     d.control(t1 + 1_000, "pause").control(t1 + 2_000, "abort", "dave");
     expect(d.eventsOf("rollout-finished")).toEqual([
-      { kind: "rollout-finished", result: "aborted", reason: "aborted by dave" },
+      { kind: "rollout-finished", result: "aborted", reason: { kind: "aborted", by: "dave" } },
     ]);
   });
 });
@@ -47,7 +48,10 @@ describe("decide: a control that arrives just before a restart is sent", () => {
     expect(d.state.steps[0]).toMatchObject({ status: "pending", attempts: 0, restartIssuedAt: null });
     expect(d.state.pendingControl).toBeNull();
     if (action === "abort")
-      expect(d.state.phase).toMatchObject({ result: "aborted", reason: "aborted by dave before step 1" });
+      expect(d.state.phase).toMatchObject({
+        result: "aborted",
+        reason: { kind: "aborted-before-step", by: "dave", step: 1 },
+      });
     else {
       expect(d.state.phase).toMatchObject({ kind: "paused", step: 1, by: "dave" });
       d.control(1_000, "resume").read(1_000, cluster());
@@ -84,7 +88,10 @@ describe("decide: control asked while a restart is in flight is deferred to befo
       expect(d.state.steps[0]?.status).toBe("settled");
       expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1"]);
       if (action === "abort")
-        expect(d.state.phase).toMatchObject({ result: "aborted", reason: "aborted by dave before step 2" });
+        expect(d.state.phase).toMatchObject({
+          result: "aborted",
+          reason: { kind: "aborted-before-step", by: "dave", step: 2 },
+        });
       else expect(d.state.phase).toMatchObject({ kind: "paused", step: 2, by: "dave" });
     },
   );
@@ -111,22 +118,35 @@ describe("decide: abort while settling or awaiting an approval", () => {
       .read(20_000, backHeld(cluster(), "worker-1"))
       .control(25_000, "abort", "dave");
     expect(d.lines.at(-1)).toBe("abort → rollout-finished | finish(aborted)");
-    expect(d.eventsOf("rollout-finished")[0]?.reason).toBe(
+    const reason = d.eventsOf("rollout-finished")[0]?.reason;
+    expect(reason).toMatchObject({
+      kind: "aborted-while-settling",
+      by: "dave",
+      worker: "worker-1",
+      gate: [{ code: "held-by-scheduled-delay" }, { code: "assignment-unstable" }],
+    });
+    expect(summarizeRollout(d.state, 30_000)).toMatchObject({
+      result: "aborted",
+      reason,
+      totals: { wallMs: 25_000, stepsDone: 0 },
+    });
+    // As the views word it (src/chat/views/rollout-wording.ts), for the report, `run` and its summary.
+    expect(reason && finishReasonText(reason)).toBe(
       "aborted by dave while worker-1 was settling (it is back; the gate had not passed: " +
         "3 tasks of worker-1 held by the scheduled delay: 40s left; assignment identical for 1 of 2 polls)",
     );
-    expect(summarizeRollout(d.state, 30_000)).toMatchObject({
-      result: "aborted",
-      clusterState:
-        "worker-1 in flight (settling): 3 tasks of worker-1 held by the scheduled delay: 40s left; " +
+    expect(clusterStateSentence(d.state)).toBe(
+      "worker-1 in flight (settling): 3 tasks of worker-1 held by the scheduled delay: 40s left; " +
         "worker-2, worker-3 not restarted.",
-      totals: { wallMs: 25_000, stepsDone: 0 },
-    });
+    );
   });
 
   it.each([
-    { how: "the decision abort", reason: "aborted by dave at the blocking-findings prompt" },
-    { how: "the abort command", reason: "aborted by dave" },
+    {
+      how: "the decision abort",
+      reason: { kind: "aborted-at-prompt", by: "dave", approval: "blocking-findings" },
+    },
+    { how: "the abort command", reason: { kind: "aborted", by: "dave" } },
   ])("abort while awaiting an approval, by $how", ({ how, reason }) => {
     const d = startDriver().read(
       0,

@@ -19,7 +19,7 @@ describe("decide: a plain restart asks the cluster whether a worker still needs 
         kind: "step-skipped",
         step: 1,
         worker: "worker-1",
-        reason: "already restarted since the rollout began (process started 1970-01-01T00:00:01.500Z)",
+        reason: { kind: "restarted-since-start", startedAt: 1_500 },
       },
     ]);
     expect(d.restarts.map((r) => r.worker)).toEqual(["worker-2"]);

@@ -28,7 +28,11 @@ describe("decide: the executor reports a failed restart", () => {
         error: "executor said no",
         mayHaveRun,
       });
-      expect(d.state.steps[0]).toMatchObject({ status: "failed", note: "executor said no", attempts: 1 });
+      expect(d.state.steps[0]).toMatchObject({
+        status: "failed",
+        note: { kind: "restart-failed", error: "executor said no" },
+        attempts: 1,
+      });
       d.answer(2_000, "approve").read(2_000, cluster());
       expect(d.restarts).toEqual([
         { kind: "restart-worker", step: 1, stepId: "job-1:1:1", worker: "worker-1" },
@@ -166,7 +170,7 @@ describe("decide: slow gate (expectedSettleMs 60 s past the 60 s delay deadline)
     ]);
     expect(d.state.steps[0]).toMatchObject({
       status: "continued",
-      note: "continued by erin without a passed gate",
+      note: { kind: "continued", by: "erin" },
       settledAt: 131_000,
     });
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { clusterStateSentence } from "../../../src/chat/views/rollout-wording.js";
 import { summarizeRollout } from "../../../src/core/rollout/summarize.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
 import { startDriver } from "./rollout-driver.js";
@@ -115,7 +116,7 @@ describe("decide: happy path, 3 workers 3.6.1 → 3.7.1, leader last", () => {
       {
         kind: "rollout-finished",
         result: "succeeded",
-        reason: "every worker was restarted and the cluster settled after each step",
+        reason: { kind: "all-settled" },
       },
     ]);
     expect(d.state.finishedAt).toBe(140_000 + 40_000);
@@ -132,7 +133,7 @@ describe("decide: happy path, 3 workers 3.6.1 → 3.7.1, leader last", () => {
       cluster: "prod",
       target: TO,
       result: "succeeded",
-      clusterState: "worker-1, worker-2, worker-3 restarted on 3.7.1.",
+      reason: { kind: "all-settled" },
       totals: {
         wallMs: 180_000,
         stepsDone: 3,
@@ -147,6 +148,7 @@ describe("decide: happy path, 3 workers 3.6.1 → 3.7.1, leader last", () => {
       ["worker-2", false, "settled", 0],
       ["worker-3", true, "settled", 6],
     ]);
+    expect(clusterStateSentence(d.state)).toBe("worker-1, worker-2, worker-3 restarted on 3.7.1.");
   });
 
   it("summarizes a running rollout with the step in flight and the workers left", () => {
@@ -155,6 +157,9 @@ describe("decide: happy path, 3 workers 3.6.1 → 3.7.1, leader last", () => {
     const summary = summarizeRollout(d.state, 10_000);
     expect(summary.result).toBe("running");
     expect(summary.totals.wallMs).toBe(10_000);
-    expect(summary.clusterState).toBe("worker-1 in flight (waiting-back); worker-2, worker-3 not restarted.");
+    expect(summary.reason).toBeNull();
+    expect(clusterStateSentence(d.state)).toBe(
+      "worker-1 in flight (waiting-back); worker-2, worker-3 not restarted.",
+    );
   });
 });

@@ -16,7 +16,7 @@ describe("decide: the leader moves mid-rollout", () => {
         kind: "step-reordered",
         step: 3,
         worker: "worker-2",
-        reason: "it is the group leader now; the leader is restarted last",
+        reason: { kind: "leader-now" },
       },
     ]);
     d.read(t2, cluster("worker-1", "worker-3").leader("worker-2"));
@@ -51,9 +51,13 @@ describe("decide: workers already on the target version", () => {
     d.read(t1, cluster("worker-1", "worker-2"));
     expect(d.lines.at(-1)).toBe("read → step-skipped, step-started | restart-worker(worker-3)");
     expect(d.eventsOf("step-skipped")).toEqual([
-      { kind: "step-skipped", step: 2, worker: "worker-2", reason: "already runs 3.7.1" },
+      { kind: "step-skipped", step: 2, worker: "worker-2", reason: { kind: "on-target", version: "3.7.1" } },
     ]);
-    expect(d.state.steps[1]).toMatchObject({ status: "skipped", note: "already runs 3.7.1", attempts: 0 });
+    expect(d.state.steps[1]).toMatchObject({
+      status: "skipped",
+      note: { kind: "on-target", version: "3.7.1" },
+      attempts: 0,
+    });
     expect(summarizeRollout(d.state, t1).totals.stepsDone).toBe(2);
   });
 
@@ -76,9 +80,7 @@ describe("decide: workers already on the target version", () => {
   it("every worker on the target at planning time: nothing to do", () => {
     const d = startDriver().read(0, cluster("worker-1", "worker-2", "worker-3"));
     expect(d.lines).toEqual(["read → rollout-planned, rollout-finished | finish(succeeded)"]);
-    expect(d.eventsOf("rollout-finished")[0]?.reason).toBe(
-      "every worker already runs the target version; nothing to do",
-    );
+    expect(d.eventsOf("rollout-finished")[0]?.reason).toEqual({ kind: "nothing-to-do" });
   });
 
   it("a plain restart never skips a worker for its version", () => {
@@ -94,7 +96,7 @@ describe("decide: planning", () => {
     expect(d.state.phase).toEqual({
       kind: "finished",
       result: "failed",
-      reason: "cannot read the connectors of prod: timeout; nothing was restarted",
+      reason: { kind: "connectors-unreadable", cluster: "prod", error: "timeout" },
     });
     expect(d.restarts).toEqual([]);
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { finishReasonText } from "../../../src/chat/views/rollout-wording.js";
 import { aCluster } from "../../support/cluster-snapshot-builder.js";
 import { startDriver } from "./rollout-driver.js";
 import { cluster, SETTINGS, WORKERS } from "./rollout-fixtures.js";
@@ -32,9 +33,21 @@ describe("decide: the first read must be a settled baseline", () => {
     const d = startDriver();
     for (let t = 0; t <= 60_000; t += 10_000) d.read(t, comingUp());
     expect(d.state.phase).toMatchObject({ kind: "finished", result: "failed" });
-    const reason = d.eventsOf("rollout-finished")[0]?.reason ?? "";
-    expect(reason).toContain("not started yet: orders/0 UNASSIGNED");
-    expect(reason).toContain("nothing was restarted");
+    const reason = d.eventsOf("rollout-finished")[0]?.reason;
+    expect(reason).toMatchObject({
+      kind: "unsettled-at-start",
+      unsettled: {
+        kind: "not-started",
+        items: [0, 1, 2, 3, 4, 5].map((task) => ({ connector: "orders", task, state: "UNASSIGNED" })),
+      },
+      waitedMs: SETTINGS.gatePolicy.expectedSettleMs,
+    });
+    // As the views word it: the first five not started, the rest counted.
+    expect(reason && finishReasonText(reason)).toBe(
+      "the cluster did not settle before the start (not started yet: orders/0 UNASSIGNED, orders/1 UNASSIGNED, " +
+        "orders/2 UNASSIGNED, orders/3 UNASSIGNED, orders/4 UNASSIGNED and 1 more) within 1m00s; nothing was " +
+        "restarted. Start again once it has settled",
+    );
     expect(d.restarts).toEqual([]);
   });
 
@@ -54,7 +67,10 @@ describe("decide: the first read must be a settled baseline", () => {
     const d = startDriver();
     const empty = () => aCluster("prod").withWorkers(3, (w) => w.version("3.6.1").noMetrics());
     d.read(0, empty()).read(60_000, empty());
-    expect(d.eventsOf("rollout-finished")[0]?.reason).toContain("the cluster shows no connectors");
+    expect(d.eventsOf("rollout-finished")[0]?.reason).toMatchObject({
+      kind: "unsettled-at-start",
+      unsettled: { kind: "no-connectors-unconfirmed" },
+    });
     expect(d.restarts).toEqual([]);
   });
 });

@@ -95,7 +95,7 @@ function cutShortAt36s(pace: "safe" | "window") {
 describe("decide: the gate ending a pace window", () => {
   it("one look just after the deadline while only held tasks are missing, the poll interval while anything else is, then 1 s confirming polls", () => {
     const d = cutShortAt36s("window");
-    expect(d.state.steps[0]?.note).toContain("the window ends here");
+    expect(d.state.steps[0]?.note).toMatchObject({ kind: "window-cut-short" });
     expect(d.lines.slice(4)).toEqual([
       "read → worker-back, gate-waiting | read-cluster(25000)",
       "read → gate-waiting | read-cluster(10000)",

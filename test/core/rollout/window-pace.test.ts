@@ -89,9 +89,7 @@ describe("decide: pace window, followers back to back, the leader closes the win
     // worker-1 is back at 36 s: 36 + 20 + 7 > 60, worker-2 would not be back before the deadline
     followerInWindow(d, "worker-1", 0, 36_000, () => cluster());
     expect(d.state.phase).toMatchObject({ kind: "settling", step: 1 });
-    expect(d.state.steps[0]?.note).toContain(
-      "the window ends here and 2 remaining worker(s) are grouped again",
-    );
+    expect(d.state.steps[0]?.note).toEqual({ kind: "window-cut-short", remaining: 2 });
     expect(d.state.plan?.windows.map((w) => [w.steps, w.closedByLeader])).toEqual([
       [[1, 2, 3], true],
       [[2, 3], true],

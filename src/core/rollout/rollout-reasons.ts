@@ -1,0 +1,80 @@
+import type { GateReason } from "../settle/settle-types.js";
+import type { ApprovalKind } from "./approval-types.js";
+
+/**
+ * Why a rollout finished, why a step was skipped or moved, what a step's note says: as facts. The views word them
+ * (src/chat/views/rollout-wording.ts, for Slack and the terminal alike); core never does. Each union also takes
+ * `{ kind: "text" }`: a checkpoint written before these were facts holds the sentence core worded then, which the
+ * views show as it is.
+ */
+
+/** A sentence from an older checkpoint, shown verbatim. */
+export interface WordedText {
+  readonly kind: "text";
+  readonly text: string;
+}
+
+/** A connector (`task` null) or a task of the first read that has not started yet, with its state. */
+export interface NotStarted {
+  readonly connector: string;
+  readonly task: number | null;
+  readonly state: string;
+}
+
+/** Why the first read of the cluster cannot be the rollout's baseline. */
+export type UnsettledStart =
+  /** No connectors, while some worker's metrics show assigned work or no metrics vouch for an empty cluster. */
+  | { readonly kind: "no-connectors-unconfirmed" }
+  | { readonly kind: "not-started"; readonly items: readonly NotStarted[] }
+  | { readonly kind: "rebalancing"; readonly workers: readonly string[] };
+
+export type FinishReason =
+  /** Succeeded: every step settled (or was already on the target). */
+  | { readonly kind: "all-settled" }
+  /** Succeeded at planning: no worker needed a step. */
+  | { readonly kind: "nothing-to-do" }
+  /** Failed: every worker was restarted, but these were continued past their gate by a person. */
+  | { readonly kind: "continued-unsettled"; readonly workers: readonly string[] }
+  /** Failed at planning: no connector status could be read (`error`: the reader's, null when no worker answered). */
+  | { readonly kind: "connectors-unreadable"; readonly cluster: string; readonly error: string | null }
+  /** Failed at planning: the cluster did not settle within `waitedMs` of the start. */
+  | { readonly kind: "unsettled-at-start"; readonly unsettled: UnsettledStart; readonly waitedMs: number }
+  /** Failed before a restart: the step's worker is not in the read (no baseline). */
+  | { readonly kind: "worker-not-found"; readonly worker: string; readonly cluster: string }
+  /** Aborted by a person while nothing was in flight. */
+  | { readonly kind: "aborted"; readonly by: string }
+  /** Aborted before the step's restart (asked while the previous one was in flight, or at the last moment). */
+  | { readonly kind: "aborted-before-step"; readonly by: string; readonly step: number }
+  /** Aborted while the gate of a worker that is back had not passed (`worker` null: the step was not found). */
+  | {
+      readonly kind: "aborted-while-settling";
+      readonly by: string;
+      readonly worker: string | null;
+      readonly gate: readonly GateReason[];
+    }
+  /** Aborted as the decision at a prompt. */
+  | { readonly kind: "aborted-at-prompt"; readonly by: string; readonly approval: ApprovalKind }
+  | WordedText;
+
+/** Why a step's worker needs no restart: the cluster says it is done already. */
+export type SkipReason =
+  /** Upgrade: it reports the target version. */
+  | { readonly kind: "on-target"; readonly version: string }
+  /** Plain restart: its process (app-info `start-time-ms`) started since the rollout began. */
+  | { readonly kind: "restarted-since-start"; readonly startedAt: number }
+  | WordedText;
+
+/** Why a step moved to the end of the order. */
+export type ReorderReason = { readonly kind: "leader-now" } | WordedText;
+
+/** A step's note: why it was skipped, continued or failed, or how its window went. */
+export type StepNote =
+  | SkipReason
+  /** Continued past its gate by a person. */
+  | { readonly kind: "continued"; readonly by: string }
+  /** The executor's error, verbatim. */
+  | { readonly kind: "restart-failed"; readonly error: string }
+  /** Back inside its pace window; the gate waits for the window's last worker. */
+  | { readonly kind: "crossed-in-window" }
+  /** The deadline cut its pace window short: it ends here, `remaining` workers are grouped again. */
+  | { readonly kind: "window-cut-short"; readonly remaining: number };
