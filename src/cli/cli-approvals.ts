@@ -1,11 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { approvalPrompt } from "../chat/views/approval-text.js";
-import type {
-  ApprovalKind,
-  Decision as DecisionKind,
-  PendingApproval,
-} from "../core/rollout/rollout-types.js";
-import type { Decision } from "../jobs/job-record.js";
+import type { ApprovalKind, Decision, PendingApproval } from "../core/rollout/rollout-types.js";
+import type { DecisionRecord } from "../jobs/job-record.js";
 import type { ApprovalSource } from "../jobs/runner.js";
 
 /** `--approve` names, as users type them, for the approval kinds. */
@@ -62,10 +58,9 @@ export interface CliApprovalOptions {
  * are asked on a terminal, and answered "abort" when nobody can be asked (CI), so nothing risky happens unattended.
  */
 export function createCliApprovals(o: CliApprovalOptions): ApprovalSource {
-  const go = (approval: PendingApproval): DecisionKind =>
-    approval.options.find((d) => d !== "abort") ?? "abort";
+  const go = (approval: PendingApproval): Decision => approval.options.find((d) => d !== "abort") ?? "abort";
   return {
-    async wait(_job, approval, signal): Promise<Decision> {
+    async wait(_job, approval, signal): Promise<DecisionRecord> {
       const risksSecondRestart = SECOND_RESTART_KINDS.includes(approval.kind);
       const allowed = o.policy.kind === "all" ? !risksSecondRestart : o.policy.kinds.has(approval.kind);
       if (allowed) {

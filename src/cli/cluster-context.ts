@@ -1,7 +1,7 @@
 import { suggestClusters } from "../chat/command-grammar.js";
 import { type ConfigProblem, formatProblem } from "../config/config-problem.js";
 import { loadConfigFile } from "../config/load-config.js";
-import { type RolloutTarget as ConfigTarget, resolveTarget } from "../config/resolve-target.js";
+import { type RequestedTarget, resolveTarget } from "../config/resolve-target.js";
 import type { ClusterConfig, Config } from "../config/schema.js";
 import type { RolloutTarget } from "../core/plan/plan-types.js";
 
@@ -70,7 +70,7 @@ function invalidMessage(file: string, problems: readonly ConfigProblem[]): strin
   return `${file} is not valid: ${first ? formatProblem(first) : "unknown problem"}${more}; see: connect-roll config check --config ${file}`;
 }
 
-function toPlanTarget(t: ConfigTarget): { target: RolloutTarget; image: string | null } {
+function toPlanTarget(t: RequestedTarget): { target: RolloutTarget; image: string | null } {
   if (t.kind === "restart")
     return { target: { kind: "restart", version: "", argument: "restart" }, image: null };
   return { target: { kind: "upgrade", version: t.version, argument: t.argument }, image: t.image };

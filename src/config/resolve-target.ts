@@ -1,7 +1,10 @@
 import type { ClusterConfig } from "./schema.js";
 
-/** What a version argument (`v3.7`, `3.7.1`, `restart`) means for one cluster. */
-export type RolloutTarget =
+/**
+ * What a version argument (`v3.7`, `3.7.1`, `restart`) means for one cluster: the version workers must report and the
+ * image the executor sets. The planner's `RolloutTarget` (src/core/plan/plan-types.ts) is made from it.
+ */
+export type RequestedTarget =
   | { readonly kind: "restart"; readonly argument: "restart"; readonly version: null; readonly image: null }
   | {
       readonly kind: "upgrade";
@@ -13,7 +16,7 @@ export type RolloutTarget =
     };
 
 export type ResolvedTarget =
-  | { readonly kind: "ok"; readonly target: RolloutTarget }
+  | { readonly kind: "ok"; readonly target: RequestedTarget }
   | { readonly kind: "error"; readonly message: string };
 
 const SAFE_VERSION = /^[0-9]+\.[0-9]+(\.[0-9]+)?([-.][0-9A-Za-z]{1,32})?$/;

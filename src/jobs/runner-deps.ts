@@ -3,12 +3,12 @@ import type { ClusterReader } from "../connect/cluster-reader.js";
 import type { Clock } from "../core/clock.js";
 import type { PendingApproval, RolloutEvent, RolloutState } from "../core/rollout/rollout-types.js";
 import type { RestartTarget, WorkerRestarter } from "../restart/worker-restarter.js";
-import type { Decision, JobRecord } from "./job-record.js";
+import type { DecisionRecord, JobRecord } from "./job-record.js";
 import type { RunnerStore } from "./store-roles.js";
 
 /** How approval prompts get answered: by people through the store (chat), or by a policy (CLI flags, prompts). */
 export interface ApprovalSource {
-  wait(job: JobRecord, approval: PendingApproval, signal: AbortSignal): Promise<Decision>;
+  wait(job: JobRecord, approval: PendingApproval, signal: AbortSignal): Promise<DecisionRecord>;
 }
 
 /** Everything the runner does I/O with. */

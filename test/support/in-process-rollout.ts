@@ -11,9 +11,8 @@ import { simRunnerClock } from "../../src/composition/sim-runner-clock.js";
 import { type ClusterConfig, clusterSchema } from "../../src/config/schema.js";
 import type { ClusterReader } from "../../src/connect/cluster-reader.js";
 import type { RolloutTarget } from "../../src/core/plan/plan-types.js";
-import type { RolloutEvent, RolloutState } from "../../src/core/rollout/rollout-types.js";
+import type { Decision, RolloutEvent, RolloutState } from "../../src/core/rollout/rollout-types.js";
 import { type RolloutSummary, summarizeRollout } from "../../src/core/rollout/summarize.js";
-import type { Decision } from "../../src/jobs/job-record.js";
 import type { JobStore } from "../../src/jobs/job-store.js";
 import { createMemoryJobStore } from "../../src/jobs/memory-job-store.js";
 import { createRolloutService } from "../../src/jobs/rollout-service.js";
@@ -31,7 +30,7 @@ export interface InProcessRolloutOptions {
   /** Overrides of the cluster config (gate settings…), merged before validation. */
   readonly configOverrides?: Record<string, unknown>;
   /** Decisions for approval prompts by kind; default approve/continue everything. */
-  readonly decide?: (kind: string) => Decision["decision"];
+  readonly decide?: (kind: string) => Decision;
   readonly store?: JobStore;
   readonly logger?: Logger;
   readonly onEvent?: (event: RolloutEvent, state: RolloutState) => void;
