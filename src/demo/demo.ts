@@ -8,10 +8,10 @@ import type { JobStore } from "../jobs/job-store.js";
 import { createMemoryJobStore } from "../jobs/memory-job-store.js";
 import { createRedisJobStore } from "../jobs/redis-job-store.js";
 import { systemClock } from "../jobs/system-clock.js";
+import { type FakeSlackWebApi, startFakeSlackWebApi } from "../sandbox/fake-slack-web-api.js";
 import { type BotClient, createBotClient } from "../sandbox/sandbox-bot-client.js";
 import { startSandboxServer } from "../sandbox/sandbox-server.js";
 import { buildSnapshot, type SandboxInfo } from "../sandbox/sandbox-snapshot.js";
-import { type FakeSlackWebApi, startFakeSlackWebApi } from "../sandbox/slack-web-api.js";
 import { type RunningSim, startSim } from "../sim/start-sim.js";
 import {
   APPROVER,

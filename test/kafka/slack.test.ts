@@ -7,7 +7,7 @@ import { configSchema } from "../../src/config/schema.js";
 import { createMemoryJobStore } from "../../src/jobs/memory-job-store.js";
 import { systemClock } from "../../src/jobs/system-clock.js";
 import type { RunningLab } from "../../src/lab/start-lab.js";
-import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
+import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/fake-slack-web-api.js";
 import {
   buildBlockActionRequest,
   buildSlashCommandRequest,

@@ -11,7 +11,7 @@ import { configSchema } from "../../../src/config/schema.js";
 import type { JobStore } from "../../../src/jobs/job-store.js";
 import { createRedisJobStore } from "../../../src/jobs/redis-job-store.js";
 import { systemClock } from "../../../src/jobs/system-clock.js";
-import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../../src/sandbox/slack-web-api.js";
+import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../../src/sandbox/fake-slack-web-api.js";
 import {
   appHomeOpenedEvent,
   blockActionPayload,
