@@ -21,7 +21,7 @@ export interface RunnerDeps {
   readonly approvals: ApprovalSource;
   /** Worker addresses by name (what the executor needs). */
   readonly workers: ReadonlyMap<string, RestartTarget>;
-  /** Observers of events (thread notifier, stdout). Must not throw or block. */
+  /** Observers of events (the Slack thread reporter and Home tab, `connect-roll run`'s event lines). Must not throw or block. */
   readonly onEvent?: (event: RolloutEvent, state: RolloutState) => void;
   /** Interval at which a paused rollout re-reads its control state. Default: the poll interval. */
   readonly controlPollMs?: number;
