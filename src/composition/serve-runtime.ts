@@ -63,7 +63,7 @@ export interface ServeRuntime {
   stop(): Promise<void>;
 }
 
-/** Wires the bot: store, rollout service (runner + thread reporter + Slack approvals), bot service, Bolt app. */
+/** Wires the bot: store, rollout service (runner + thread reporter + Slack approvals), the use-cases' deps, Bolt app. */
 export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
   const log = o.logger.child({ component: "serve" });
   const runnerClock = o.runnerClock ?? o.wallClock;
