@@ -20,13 +20,14 @@ const REDIS = [
   "test/rollout/rollout-redis.test.ts",
   "test/cli/operator-commands.test.ts",
   "test/cli/run-preflight.test.ts",
+  "test/cli/run-change-window.test.ts",
   "test/cli/serve-command.test.ts",
 ];
 const E2E = [
   // child processes
   "test/cli/cli-process.test.ts",
   "test/rollout/run-crash-takeover.test.ts",
-  "test/restart/command-restarter.test.ts",
+  "test/restart/command/command-restarter.test.ts",
   "test/lab/lab-tools.test.ts",
   "test/lint/check-layers.test.ts",
   "test/support/check-prerequisites.test.ts",
