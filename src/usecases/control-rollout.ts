@@ -15,7 +15,8 @@ import {
 } from "./refusals.js";
 
 export interface ControlDeps extends RequestPolicy {
-  readonly store: JobStore;
+  /** The cluster's unfinished job, the request, and "abort" for a waiting prompt. Slack's store and the CLI's. */
+  readonly store: Pick<JobStore, "listJobs" | "requestControl" | "decide">;
 }
 
 export interface ControlRequest {

@@ -159,7 +159,7 @@ export function authorizerOf(policy: RequestPolicy): Authorizer {
 
 /** Null when the store answers and nobody holds the cluster's lock. */
 export async function checkClusterFree(
-  store: JobStore,
+  store: Pick<JobStore, "ping" | "readLock" | "loadJob">,
   cluster: string,
   logger: Logger,
 ): Promise<ClusterBusy | null> {
@@ -174,7 +174,8 @@ export async function checkClusterFree(
 }
 
 export interface PrepareDeps extends PreparePolicy {
-  readonly store: JobStore;
+  /** Reachable, and the cluster's lock free (its holder and job when not). */
+  readonly store: Pick<JobStore, "ping" | "readLock" | "loadJob">;
   readonly logger: Logger;
 }
 
@@ -197,7 +198,7 @@ export type StartResult = { readonly kind: "started"; readonly jobId: string } |
  * Refused when another rollout took the lock since the checks.
  */
 export async function startRollout(
-  deps: { readonly service: RolloutService; readonly store: JobStore },
+  deps: { readonly service: RolloutService; readonly store: Pick<JobStore, "readLock" | "loadJob"> },
   rollout: PreparedRollout,
   start: { readonly jobId: string; readonly thread: SlackThread },
 ): Promise<StartResult> {

@@ -8,7 +8,7 @@ import type { RequestPolicy } from "./prepare-rollout.js";
 import { type ChannelNotAllowed, type Refused, refused, type UnknownCluster } from "./refusals.js";
 
 export interface ReadDeps extends RequestPolicy {
-  readonly store: JobStore;
+  readonly store: Pick<JobStore, "listJobs" | "readLock" | "history">;
 }
 
 /** An unfinished rollout: its record, its state (null when the record is of another schema version), its lock. */

@@ -1,7 +1,8 @@
 import { formatDuration } from "../../core/format-duration.js";
 import type { JobRecord } from "../../jobs/job-record.js";
-import type { JobStore, LockHolder } from "../../jobs/job-store.js";
+import type { LockHolder } from "../../jobs/job-store.js";
 import { rolloutStateOf } from "../../jobs/rollout-record.js";
+import type { OperatorCommandStore } from "../../jobs/store-roles.js";
 import { type CliCommand, ExitCode } from "../command.js";
 import { openOperatorStore, unknownClusterMessage } from "../operator-store.js";
 
@@ -26,7 +27,7 @@ export interface ClusterStatus {
 }
 
 export async function readClusterStatus(
-  store: JobStore,
+  store: OperatorCommandStore,
   clusters: readonly string[],
 ): Promise<ClusterStatus[]> {
   const jobs = await store.listJobs({ unfinishedOnly: true });

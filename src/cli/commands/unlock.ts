@@ -1,5 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { JobStore, LockHolder } from "../../jobs/job-store.js";
+import type { LockHolder } from "../../jobs/job-store.js";
+import type { OperatorCommandStore } from "../../jobs/store-roles.js";
 import { type CliCommand, ExitCode } from "../command.js";
 import { openOperatorStore, unknownClusterMessage } from "../operator-store.js";
 
@@ -13,7 +14,7 @@ export type UnlockVerdict =
  * that moves forward has a live owner. `pollMs` is how often it looks.
  */
 export async function watchLock(
-  store: JobStore,
+  store: OperatorCommandStore,
   cluster: string,
   watchMs: number,
   signal: AbortSignal,
