@@ -13,7 +13,7 @@ export interface ClusterOverviewDeps {
 }
 
 /** A link to a message that works in any client (Slack redirects it to the workspace). */
-export function permalinkOf(thread: { readonly channel: string; readonly ts: string }): string {
+function permalinkOf(thread: { readonly channel: string; readonly ts: string }): string {
   return `https://slack.com/archives/${thread.channel}/p${thread.ts.replace(".", "")}`;
 }
 

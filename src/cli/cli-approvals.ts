@@ -5,7 +5,7 @@ import type { DecisionRecord } from "../jobs/job-record.js";
 import type { ApprovalSource } from "../jobs/runner.js";
 
 /** `--approve` names, as users type them, for the approval kinds. */
-export const APPROVE_FLAG_KINDS: Readonly<Record<string, readonly ApprovalKind[]>> = {
+const APPROVE_FLAG_KINDS: Readonly<Record<string, readonly ApprovalKind[]>> = {
   blocking: ["blocking-findings"],
   eager: ["eager-window"],
   slow: ["slow-gate"],
@@ -18,7 +18,7 @@ export const APPROVE_FLAG_KINDS: Readonly<Record<string, readonly ApprovalKind[]
  * Prompts whose "go" may restart a worker a second time (the first restart may have acted). `--yes` never answers
  * them: only a named `--approve=restart` (or a person at the prompt) can.
  */
-export const SECOND_RESTART_KINDS: readonly ApprovalKind[] = ["restart-failed", "restart-unconfirmed"];
+const SECOND_RESTART_KINDS: readonly ApprovalKind[] = ["restart-failed", "restart-unconfirmed"];
 
 export type ApprovePolicy =
   | { readonly kind: "all" }

@@ -39,7 +39,7 @@ const controlSchema = z.object({
 });
 
 /** Envelope of a job as stored; `v` is the schema version. `state` is checked by the runner, not here. */
-export const jobRecordSchema = z.object({
+const jobRecordSchema = z.object({
   v: z.literal(1),
   id: z.string().min(1),
   cluster: z.string().min(1),
@@ -124,7 +124,7 @@ export interface StoredSlack {
 }
 
 /** Prefix of the stored `msg:<key>` fields. */
-export const MESSAGE_FIELD_PREFIX = "msg:";
+const MESSAGE_FIELD_PREFIX = "msg:";
 
 /** The Slack fields among all of a job's stored fields (Redis `HGETALL`). */
 export function storedSlackOf(fields: Record<string, string>): StoredSlack {

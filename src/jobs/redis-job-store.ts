@@ -53,7 +53,7 @@ function duplicateLazily(redis: Redis | Cluster): Redis | Cluster {
     : redis.duplicate({ lazyConnect: true, enableOfflineQueue: true });
 }
 
-export function isCluster(redis: Redis | Cluster): redis is Cluster {
+function isCluster(redis: Redis | Cluster): redis is Cluster {
   return "isCluster" in redis && redis.isCluster === true;
 }
 

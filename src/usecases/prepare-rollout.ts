@@ -141,7 +141,7 @@ export async function checkRolloutRequest(
 }
 
 /** Null when a Slack requester may start or control rollouts of the cluster (always null from a terminal). */
-export async function requesterDenied(
+async function requesterDenied(
   policy: RequestPolicy,
   requester: Requester,
   requesters: AccessList,

@@ -32,7 +32,7 @@ export type HistoryResult =
   | Refused<ReadRefusal>;
 
 /** Rollouts shown by `history`. */
-export const HISTORY_LIMIT = 10;
+const HISTORY_LIMIT = 10;
 
 /** Read paths honour the channel restriction too: status shows requesters and thread links. */
 function readRefusal(deps: ReadDeps, cluster: string | undefined, requester: Requester): ReadRefusal | null {

@@ -6,7 +6,7 @@ import type { OperatorCommandStore } from "../../jobs/store-roles.js";
 import { type CliCommand, ExitCode } from "../command.js";
 import { openOperatorStore, unknownClusterMessage } from "../operator-store.js";
 
-export interface ClusterStatus {
+interface ClusterStatus {
   readonly cluster: string;
   /** The unfinished rollout, if any. */
   readonly job: {
@@ -26,7 +26,7 @@ export interface ClusterStatus {
   readonly note: string | null;
 }
 
-export async function readClusterStatus(
+async function readClusterStatus(
   store: OperatorCommandStore,
   clusters: readonly string[],
 ): Promise<ClusterStatus[]> {
