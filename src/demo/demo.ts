@@ -102,12 +102,15 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
       config: demoConfig(sim, scenario, o.redisUrl),
       store,
       api,
-      transport: { kind: "http", signingSecret: SIGNING_SECRET },
-      botToken: DEMO_BOT.token,
-      slackApiUrl: slack.apiUrl,
-      botId: DEMO_BOT.botId,
-      botUserId: DEMO_BOT.userId,
-      clientRetries: 0,
+      slack: {
+        transport: { kind: "http", signingSecret: SIGNING_SECRET },
+        botToken: DEMO_BOT.token,
+        slackApiUrl: slack.apiUrl,
+        botId: DEMO_BOT.botId,
+        botUserId: DEMO_BOT.userId,
+        clientRetries: 0,
+        parentWaitMs: 3_000,
+      },
       logger,
       replicaId: `demo-${process.pid}`,
       lockTtlMs: 15_000,
@@ -117,7 +120,6 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
       notifier: { postIntervalMs: 150, minUpdateIntervalMs: 400, baseBackoffMs: 200 },
       approvalPollMs: 200,
       orphanSweepMs: 60_000,
-      parentWaitMs: 3_000,
     });
     const { port: botPort } = await runtime.start(0);
     cleanups.push(() => runtime.stop());
