@@ -1,9 +1,12 @@
+import type { Logger } from "pino";
 import { suggestClusters } from "../chat/command-grammar.js";
+import { type PreflightResult, preflightCluster } from "../composition/preflight.js";
 import { type ConfigProblem, formatProblem } from "../config/config-problem.js";
 import { loadConfigFile } from "../config/load-config.js";
 import { type RequestedTarget, resolveTarget } from "../config/resolve-target.js";
 import type { ClusterConfig, Config } from "../config/schema.js";
 import type { RolloutTarget } from "../core/plan/plan-types.js";
+import type { CliIo } from "./command.js";
 
 export type ClusterContext =
   | {
@@ -60,6 +63,26 @@ export async function loadClusterContext(
     ...toPlanTarget(resolved.target),
     warnings: parsed.warnings.map(formatProblem),
   };
+}
+
+/**
+ * The preflight of the context's cluster, with the command's environment and signal: secrets, files and the executor,
+ * and with `checkReachable` a first read of the cluster.
+ */
+export function preflightContext(
+  ctx: Extract<ClusterContext, { kind: "ok" }>,
+  io: CliIo,
+  logger: Logger,
+  checkReachable: boolean,
+): Promise<PreflightResult> {
+  return preflightCluster({
+    name: ctx.name,
+    cluster: ctx.cluster,
+    env: io.env,
+    logger,
+    signal: io.signal,
+    checkReachable,
+  });
 }
 
 /** One line: the first error, and where to see them all. */
