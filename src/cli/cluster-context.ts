@@ -3,7 +3,7 @@ import { suggestClusters } from "../chat/command-grammar.js";
 import { type PreflightResult, preflightCluster } from "../composition/preflight.js";
 import { type ConfigProblem, formatProblem } from "../config/config-problem.js";
 import { loadConfigFile } from "../config/load-config.js";
-import { type RequestedTarget, resolveTarget } from "../config/resolve-target.js";
+import { planTargetOf, resolveTarget } from "../config/resolve-target.js";
 import type { ClusterConfig, Config } from "../config/schema.js";
 import type { RolloutTarget } from "../core/plan/plan-types.js";
 import type { CliIo } from "./command.js";
@@ -60,7 +60,7 @@ export async function loadClusterContext(
     config,
     name: clusterName,
     cluster,
-    ...toPlanTarget(resolved.target),
+    ...planTargetOf(resolved.target),
     warnings: parsed.warnings.map(formatProblem),
   };
 }
@@ -91,10 +91,4 @@ function invalidMessage(file: string, problems: readonly ConfigProblem[]): strin
   const first = errors[0];
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
   return `${file} is not valid: ${first ? formatProblem(first) : "unknown problem"}${more}; see: connect-roll config check --config ${file}`;
-}
-
-function toPlanTarget(t: RequestedTarget): { target: RolloutTarget; image: string | null } {
-  if (t.kind === "restart")
-    return { target: { kind: "restart", version: "", argument: "restart" }, image: null };
-  return { target: { kind: "upgrade", version: t.version, argument: t.argument }, image: t.image };
 }

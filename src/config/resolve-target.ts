@@ -1,3 +1,4 @@
+import type { RolloutTarget } from "../core/plan/plan-types.js";
 import type { ClusterConfig } from "./schema.js";
 
 /**
@@ -18,6 +19,19 @@ export type RequestedTarget =
 export type ResolvedTarget =
   | { readonly kind: "ok"; readonly target: RequestedTarget }
   | { readonly kind: "error"; readonly message: string };
+
+/** The planner's target (a restart reports no version of its own) and the image the executor sets. */
+export function planTargetOf(requested: RequestedTarget): {
+  readonly target: RolloutTarget;
+  readonly image: string | null;
+} {
+  if (requested.kind === "restart")
+    return { target: { kind: "restart", version: "", argument: "restart" }, image: null };
+  return {
+    target: { kind: "upgrade", version: requested.version, argument: requested.argument },
+    image: requested.image,
+  };
+}
 
 const SAFE_VERSION = /^[0-9]+\.[0-9]+(\.[0-9]+)?([-.][0-9A-Za-z]{1,32})?$/;
 const SAFE_IMAGE =

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { isWithinChangeWindow } from "../config/change-window.js";
-import { resolveTarget } from "../config/resolve-target.js";
+import { planTargetOf, resolveTarget } from "../config/resolve-target.js";
 import type { ClusterConfig, Config } from "../config/schema.js";
 import type { RolloutPace, RolloutTarget } from "../core/plan/plan-types.js";
 import type { RolloutSettings } from "../core/rollout/rollout-types.js";
@@ -99,14 +99,7 @@ export async function checkTarget(
   if (denied) return refused(denied);
   const resolved = resolveTarget(clusterConfig, request.argument);
   if (resolved.kind === "error") return refused({ kind: "bad-version", message: resolved.message });
-  const t = resolved.target;
-  return {
-    kind: "accepted",
-    clusterConfig,
-    access,
-    target: { kind: t.kind, version: t.version ?? "", argument: t.argument },
-    image: t.image,
-  };
+  return { kind: "accepted", clusterConfig, access, ...planTargetOf(resolved.target) };
 }
 
 /**
