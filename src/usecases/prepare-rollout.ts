@@ -10,9 +10,8 @@ import type { RolloutService } from "../jobs/rollout-service.js";
 import {
   type AccessList,
   type Authorizer,
-  accessOf,
   type ClusterAccess,
-  channelAllowed,
+  lookUpCluster,
   type Requester,
   requesterId,
 } from "./access.js";
@@ -89,12 +88,9 @@ export async function checkTarget(
 ): Promise<CheckedTarget | Refused<TargetRefusal>> {
   const { config } = policy;
   const { cluster, requester } = request;
-  const clusterConfig = config.clusters[cluster];
-  const access = accessOf(config, clusterConfig);
-  if (!channelAllowed(access, requester))
-    return refused({ kind: "channel-not-allowed", channels: access.channels });
-  if (clusterConfig === undefined)
-    return refused({ kind: "unknown-cluster", cluster, known: Object.keys(config.clusters) });
+  const found = lookUpCluster(config, cluster, requester);
+  if (found.kind !== "found") return refused(found);
+  const { clusterConfig, access } = found;
   const denied = await requesterDenied(policy, requester, access.requesters, cluster);
   if (denied) return refused(denied);
   const resolved = resolveTarget(clusterConfig, request.argument);

@@ -3,7 +3,7 @@ import type { HistoryEntry } from "../jobs/audit-and-history.js";
 import type { JobRecord } from "../jobs/job-record.js";
 import type { JobStore } from "../jobs/job-store.js";
 import { rolloutStateOf } from "../jobs/rollout-record.js";
-import { accessOf, channelAllowed, type Requester } from "./access.js";
+import { accessOf, channelAllowed, lookUpCluster, type Requester } from "./access.js";
 import type { RequestPolicy } from "./prepare-rollout.js";
 import { type ChannelNotAllowed, type Refused, refused, type UnknownCluster } from "./refusals.js";
 
@@ -36,13 +36,14 @@ const HISTORY_LIMIT = 10;
 
 /** Read paths honour the channel restriction too: status shows requesters and thread links. */
 function readRefusal(deps: ReadDeps, cluster: string | undefined, requester: Requester): ReadRefusal | null {
-  const { config } = deps;
-  const clusterConfig = cluster === undefined ? undefined : config.clusters[cluster];
-  const access = accessOf(config, clusterConfig);
-  if (!channelAllowed(access, requester)) return { kind: "channel-not-allowed", channels: access.channels };
-  if (cluster !== undefined && clusterConfig === undefined)
-    return { kind: "unknown-cluster", cluster, known: Object.keys(config.clusters) };
-  return null;
+  if (cluster !== undefined) {
+    const found = lookUpCluster(deps.config, cluster, requester);
+    return found.kind === "found" ? null : found;
+  }
+  const access = accessOf(deps.config, undefined);
+  return channelAllowed(access, requester)
+    ? null
+    : { kind: "channel-not-allowed", channels: access.channels };
 }
 
 /** A cluster's unfinished rollouts and their lock, or (no cluster) the go-ahead to show every cluster. */
