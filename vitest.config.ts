@@ -21,6 +21,7 @@ const REDIS = [
   "test/rollout/rollout-redis.test.ts",
   "test/cli/operator-commands.test.ts",
   "test/cli/run-preflight.test.ts",
+  "test/cli/run-change-window.test.ts",
   "test/cli/serve-command.test.ts",
   "test/cli/run-change-window.test.ts",
 ];

@@ -1,82 +1,33 @@
 import { startSim } from "../../src/sim/start-sim.js";
-import { runBenchRollout } from "../in-process-rollout.js";
+import { type BenchRolloutOptions, runBenchRollout } from "../in-process-rollout.js";
 import { runFigures } from "../metrics.js";
 import type { BotCost, RunResult, Strategy, StrategyId } from "../run-types.js";
 import type { Scenario } from "../scenarios.js";
 import { finishRun, prepareBenchCluster, watchLeaderBounce } from "../sim-driver.js";
+
+export type Pace = "safe" | "window";
+
+export const POLL_INTERVAL_MS = 5_000;
+
+/** What a rollout gives the benchmark: the real runner's `BenchRolloutResult`, or a stand-in's in tests. */
+export interface RunnerOutput {
+  readonly summary: { readonly result: string; readonly steps: readonly unknown[] };
+  readonly httpCalls: number;
+  readonly polls: number;
+  /** Single-worker probes. */
+  readonly probes: number;
+  readonly cpuMs: number;
+}
+
+export type BenchRunner = (options: BenchRolloutOptions) => Promise<RunnerOutput>;
 
 /**
  * connect-roll itself (followers first, leader last, each step gated), run in process against a started simulator
  * in virtual time through `runBenchRollout` (bench/in-process-rollout.ts: the real runner, reader with its probe and
  * executor, every prompt approved).
  */
-export type Pace = "safe" | "window";
-
-export const POLL_INTERVAL_MS = 5_000;
-
-interface RunnerOutput {
-  readonly summary: unknown;
-  readonly httpCalls: number;
-  readonly polls: number;
-  /** Single-worker probes (0 when the runner does not say). */
-  readonly probes: number;
-  readonly cpuMs: number;
-}
-
-export type RunInProcessRollout = (options: Record<string, unknown>) => Promise<unknown>;
-
-/** The runner function. */
-export function loadRunner(): Promise<RunInProcessRollout | string> {
-  return Promise.resolve((options) =>
-    runBenchRollout(options as unknown as Parameters<typeof runBenchRollout>[0]),
-  );
-}
-
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === "object" && x !== null;
-}
-
-function parseOutput(x: unknown): RunnerOutput | string {
-  if (!isRecord(x)) return "runner returned no object";
-  const num = (k: string): number => (typeof x[k] === "number" ? x[k] : Number.NaN);
-  const out = {
-    summary: x.summary,
-    httpCalls: num("httpCalls"),
-    polls: num("polls"),
-    probes: typeof x.probes === "number" ? x.probes : 0,
-    cpuMs: num("cpuMs"),
-  };
-  return Number.isNaN(out.httpCalls + out.polls + out.cpuMs)
-    ? "runner returned no httpCalls/polls/cpuMs"
-    : out;
-}
-
-function resultOf(summary: unknown): string {
-  return isRecord(summary) && typeof summary.result === "string" ? summary.result : "unknown";
-}
-
-function stepCount(summary: unknown, fallback: number): number {
-  return isRecord(summary) && Array.isArray(summary.steps) ? summary.steps.length : fallback;
-}
-
-function unavailable(id: StrategyId, scenario: Scenario, seed: number, note: string): RunResult {
-  return {
-    strategy: id,
-    scenario: scenario.id,
-    seed,
-    figures: null,
-    note,
-    leader: null,
-    leaderPosition: null,
-    bot: null,
-    followerSteps: null,
-  };
-}
-
-export async function runConnectRoll(scenario: Scenario, seed: number, pace: Pace): Promise<RunResult> {
-  const runner = await loadRunner();
-  if (typeof runner === "string") return unavailable(idOf(pace), scenario, seed, runner);
-  return runConnectRollWith(runner, scenario, seed, pace);
+export function runConnectRoll(scenario: Scenario, seed: number, pace: Pace): Promise<RunResult> {
+  return runConnectRollWith(runBenchRollout, scenario, seed, pace);
 }
 
 function idOf(pace: Pace): StrategyId {
@@ -85,7 +36,7 @@ function idOf(pace: Pace): StrategyId {
 
 /** One connect-roll rollout with the given runner (the real one, or a stand-in in tests). */
 export async function runConnectRollWith(
-  runner: RunInProcessRollout,
+  runner: BenchRunner,
   scenario: Scenario,
   seed: number,
   pace: Pace,
@@ -97,7 +48,7 @@ export async function runConnectRollWith(
     await sim.settle();
     const watch = watchLeaderBounce(bc);
     const cpuBefore = process.cpuUsage();
-    const raw = await runner({
+    const out = await runner({
       sim,
       target: { kind: "upgrade", version: scenario.targetVersion, argument: scenario.targetVersion },
       pace,
@@ -106,15 +57,13 @@ export async function runConnectRollWith(
       delayMs: scenario.sim.delayMs,
     });
     const cpu = process.cpuUsage(cpuBefore);
-    const out = parseOutput(raw);
-    if (typeof out === "string") return unavailable(id, scenario, seed, out);
     const toolDoneMs = sim.cluster.now() - bc.t0;
     const f = finishRun(bc);
     watch.stop();
     const followerSteps = watch.read() ?? { moves: f.moves, interruptions: f.interruptions };
     const mem = process.memoryUsage();
     const bot: BotCost = {
-      steps: stepCount(out.summary, bc.workers.length),
+      steps: out.summary.steps.length,
       polls: out.polls,
       probes: out.probes,
       httpCalls: out.httpCalls,
@@ -123,7 +72,7 @@ export async function runConnectRollWith(
       rssMiB: mem.rss / 2 ** 20,
       heapUsedMiB: mem.heapUsed / 2 ** 20,
     };
-    const result = resultOf(out.summary);
+    const result = out.summary.result;
     return {
       strategy: id,
       scenario: scenario.id,

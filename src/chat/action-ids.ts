@@ -36,10 +36,6 @@ export interface ActionValue {
 
 export type DecodedActionValue = { kind: "ok"; value: ActionValue } | { kind: "error"; message: string };
 
-export function isActionId(value: string): value is ActionId {
-  return Object.values(ActionId).some((id) => id === value);
-}
-
 /** Encodes a button value (versioned JSON). Throws a TypeError on ids that could never decode: a programming error. */
 export function encodeActionValue(value: ActionValue): string {
   const parsed = actionValueSchema.safeParse({ v: 1, ...value });

@@ -36,7 +36,8 @@ export type SlackTransport =
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
-export interface SlackAppDeps {
+/** How the app reaches Slack and how quickly it answers: what a composition root passes through as it is. */
+export interface SlackAppSettings {
   readonly transport: SlackTransport;
   readonly botToken: string;
   /** Base URL of the Web API (`…/api/`), for the sandbox and tests. */
@@ -46,6 +47,17 @@ export interface SlackAppDeps {
   readonly botUserId?: string;
   /** Retries of Bolt's own WebClient; default 2 with a 10 s timeout (tests: 0). */
   readonly clientRetries?: number;
+  readonly commandName?: string;
+  readonly replyWithinMs?: number;
+  /** How long a start waits for Slack to post the thread's parent before giving up (nothing started); default 60 s. */
+  readonly parentWaitMs?: number;
+  /** Home tab: how often the overview is re-read for viewers (rollouts of other replicas); default 30 000. */
+  readonly homePollMs?: number;
+  /** Home tab: how long changes are gathered before republishing; default 1000. */
+  readonly homeDebounceMs?: number;
+}
+
+export interface SlackAppDeps extends SlackAppSettings {
   readonly logger: Logger;
   /** What the listeners pass to the use-cases (src/usecases/). */
   readonly usecases: ChatUseCaseDeps;
@@ -53,16 +65,8 @@ export interface SlackAppDeps {
   readonly api: SlackWebApi;
   /** Readiness for `/readyz` (store reachable, config loaded). */
   readonly ready: () => Promise<Readiness>;
-  readonly commandName?: string;
-  readonly replyWithinMs?: number;
-  /** How long a start waits for Slack to post the thread's parent before giving up (nothing started); default 60 s. */
-  readonly parentWaitMs?: number;
   readonly newJobId?: () => string;
   readonly onJobChannel?: (jobId: string, channel: string) => void;
-  /** Home tab: how often the overview is re-read for viewers (rollouts of other replicas); default 30 000. */
-  readonly homePollMs?: number;
-  /** Home tab: how long changes are gathered before republishing; default 1000. */
-  readonly homeDebounceMs?: number;
 }
 
 export interface SlackApp {

@@ -1,19 +1,19 @@
 import { isWithinChangeWindow } from "../config/change-window.js";
 import type { Config } from "../config/schema.js";
-import type { JobStore } from "../jobs/job-store.js";
 import { rolloutStateOf } from "../jobs/rollout-record.js";
+import type { ChatStore } from "../jobs/store-roles.js";
 import type { ClusterOverview } from "./views/render-overview.js";
 import { statusStateOf } from "./views/render-status.js";
 import { stepsDone } from "./views/rollout-text.js";
 
 export interface ClusterOverviewDeps {
   readonly config: Config;
-  readonly store: JobStore;
+  readonly store: ChatStore;
   readonly now: number;
 }
 
 /** A link to a message that works in any client (Slack redirects it to the workspace). */
-export function permalinkOf(thread: { readonly channel: string; readonly ts: string }): string {
+function permalinkOf(thread: { readonly channel: string; readonly ts: string }): string {
   return `https://slack.com/archives/${thread.channel}/p${thread.ts.replace(".", "")}`;
 }
 

@@ -1,10 +1,5 @@
 import type { SlackMessage } from "./slack-web-api.js";
 
-/**
- * The port the rollout runner uses to talk to Slack. Nothing here blocks the caller: every call queues
- * work and returns at once; delivery (ordering, rate limits, retries) is the notifier's business.
- * The adapter is `createThreadNotifier` (a queue per channel over a `SlackWebApi`).
- */
 export interface PostOptions {
   /** Caller-chosen id of this message, unique per notifier (e.g. `${jobId}:step:3`); `update` refers to it. */
   key: string;
@@ -28,6 +23,12 @@ export interface PostHandle {
 
 export type FlushResult = { kind: "flushed" } | { kind: "timed-out"; pending: number };
 
+/**
+ * The port the Slack side posts through: the thread reporter (a rollout's events as its thread's messages) and the
+ * command listeners (a rollout's parent message). Nothing here blocks the caller: every call queues work and returns
+ * at once; delivery (ordering, rate limits, retries) is the notifier's business. The adapter is
+ * `createThreadNotifier` (src/chat/thread-notifier.ts: a queue per channel over a `SlackWebApi`, on a `Clock`).
+ */
 export interface Notifier {
   /** Queues a message. Posting the same key again returns the first handle (idempotent). */
   post(channel: string, message: SlackMessage, options: PostOptions): PostHandle;

@@ -1,8 +1,8 @@
-import type { JobStore } from "../jobs/job-store.js";
 import type { ApprovalSource } from "../jobs/runner.js";
+import type { ApprovalWaitStore } from "../jobs/store-roles.js";
 
 export interface SlackApprovalSourceOptions {
-  readonly store: Pick<JobStore, "waitForDecision">;
+  readonly store: ApprovalWaitStore;
   /** How often the wait re-reads the decision in case a wake-up was lost. Default 1000 ms. */
   readonly pollMs?: number;
 }

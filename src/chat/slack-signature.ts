@@ -4,8 +4,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  * Slack request signing (https://docs.slack.dev/authentication/verifying-requests-from-slack):
  * `v0=` + hex HMAC-SHA256(signing secret, `v0:{timestamp}:{raw body}`). Pure: the caller passes `now`.
  */
-export const SLACK_SIGNATURE_VERSION = "v0";
-export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
+const SLACK_SIGNATURE_VERSION = "v0";
+const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
 
 export function signSlackRequest(secret: string, timestampSeconds: number | string, rawBody: string): string {
   const digest = createHmac("sha256", secret)

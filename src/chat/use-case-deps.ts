@@ -1,4 +1,5 @@
 import type { RolloutService } from "../jobs/rollout-service.js";
+import type { ChatStore } from "../jobs/store-roles.js";
 import type { AnswerDeps } from "../usecases/answer-approval.js";
 import type { ControlDeps } from "../usecases/control-rollout.js";
 import type { PrepareDeps } from "../usecases/prepare-rollout.js";
@@ -11,5 +12,7 @@ import type { ReadDeps } from "../usecases/read-status.js";
  * that starts a prepared rollout.
  */
 export interface ChatUseCaseDeps extends PrepareDeps, ControlDeps, AnswerDeps, ReadDeps, PreviewDeps {
+  /** What every use-case needs of the store, and the cluster overview. */
+  readonly store: ChatStore;
   readonly service: RolloutService;
 }

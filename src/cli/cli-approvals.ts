@@ -1,15 +1,11 @@
 import { createInterface } from "node:readline/promises";
 import { approvalPrompt } from "../chat/views/approval-text.js";
-import type {
-  ApprovalKind,
-  Decision as DecisionKind,
-  PendingApproval,
-} from "../core/rollout/rollout-types.js";
-import type { Decision } from "../jobs/job-record.js";
+import type { ApprovalKind, Decision, PendingApproval } from "../core/rollout/rollout-types.js";
+import type { DecisionRecord } from "../jobs/job-record.js";
 import type { ApprovalSource } from "../jobs/runner.js";
 
 /** `--approve` names, as users type them, for the approval kinds. */
-export const APPROVE_FLAG_KINDS: Readonly<Record<string, readonly ApprovalKind[]>> = {
+const APPROVE_FLAG_KINDS: Readonly<Record<string, readonly ApprovalKind[]>> = {
   blocking: ["blocking-findings"],
   eager: ["eager-window"],
   slow: ["slow-gate"],
@@ -22,7 +18,7 @@ export const APPROVE_FLAG_KINDS: Readonly<Record<string, readonly ApprovalKind[]
  * Prompts whose "go" may restart a worker a second time (the first restart may have acted). `--yes` never answers
  * them: only a named `--approve=restart` (or a person at the prompt) can.
  */
-export const SECOND_RESTART_KINDS: readonly ApprovalKind[] = ["restart-failed", "restart-unconfirmed"];
+const SECOND_RESTART_KINDS: readonly ApprovalKind[] = ["restart-failed", "restart-unconfirmed"];
 
 export type ApprovePolicy =
   | { readonly kind: "all" }
@@ -62,10 +58,9 @@ export interface CliApprovalOptions {
  * are asked on a terminal, and answered "abort" when nobody can be asked (CI), so nothing risky happens unattended.
  */
 export function createCliApprovals(o: CliApprovalOptions): ApprovalSource {
-  const go = (approval: PendingApproval): DecisionKind =>
-    approval.options.find((d) => d !== "abort") ?? "abort";
+  const go = (approval: PendingApproval): Decision => approval.options.find((d) => d !== "abort") ?? "abort";
   return {
-    async wait(_job, approval, signal): Promise<Decision> {
+    async wait(_job, approval, signal): Promise<DecisionRecord> {
       const risksSecondRestart = SECOND_RESTART_KINDS.includes(approval.kind);
       const allowed = o.policy.kind === "all" ? !risksSecondRestart : o.policy.kinds.has(approval.kind);
       if (allowed) {

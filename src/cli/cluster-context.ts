@@ -1,9 +1,12 @@
+import type { Logger } from "pino";
 import { suggestClusters } from "../chat/command-grammar.js";
+import { type PreflightResult, preflightCluster } from "../composition/preflight.js";
 import { type ConfigProblem, formatProblem } from "../config/config-problem.js";
 import { loadConfigFile } from "../config/load-config.js";
-import { type RolloutTarget as ConfigTarget, resolveTarget } from "../config/resolve-target.js";
+import { planTargetOf, resolveTarget } from "../config/resolve-target.js";
 import type { ClusterConfig, Config } from "../config/schema.js";
 import type { RolloutTarget } from "../core/plan/plan-types.js";
+import type { CliIo } from "./command.js";
 
 export type ClusterContext =
   | {
@@ -57,9 +60,29 @@ export async function loadClusterContext(
     config,
     name: clusterName,
     cluster,
-    ...toPlanTarget(resolved.target),
+    ...planTargetOf(resolved.target),
     warnings: parsed.warnings.map(formatProblem),
   };
+}
+
+/**
+ * The preflight of the context's cluster, with the command's environment and signal: secrets, files and the executor,
+ * and with `checkReachable` a first read of the cluster.
+ */
+export function preflightContext(
+  ctx: Extract<ClusterContext, { kind: "ok" }>,
+  io: CliIo,
+  logger: Logger,
+  checkReachable: boolean,
+): Promise<PreflightResult> {
+  return preflightCluster({
+    name: ctx.name,
+    cluster: ctx.cluster,
+    env: io.env,
+    logger,
+    signal: io.signal,
+    checkReachable,
+  });
 }
 
 /** One line: the first error, and where to see them all. */
@@ -68,10 +91,4 @@ function invalidMessage(file: string, problems: readonly ConfigProblem[]): strin
   const first = errors[0];
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
   return `${file} is not valid: ${first ? formatProblem(first) : "unknown problem"}${more}; see: connect-roll config check --config ${file}`;
-}
-
-function toPlanTarget(t: ConfigTarget): { target: RolloutTarget; image: string | null } {
-  if (t.kind === "restart")
-    return { target: { kind: "restart", version: "", argument: "restart" }, image: null };
-  return { target: { kind: "upgrade", version: t.version, argument: t.argument }, image: t.image };
 }

@@ -1,7 +1,7 @@
 import pino, { type Logger } from "pino";
 
 /** Paths redacted in every log line: tokens, secrets, passwords and auth headers, wherever they appear. */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   "token",
   "*.token",
   "*.*.token",

@@ -4,8 +4,8 @@ import { formatProblem } from "../config/config-problem.js";
 import { readEnv } from "../config/env.js";
 import { loadConfigFile } from "../config/load-config.js";
 import type { Config } from "../config/schema.js";
-import type { JobStore } from "../jobs/job-store.js";
 import { createRedisJobStore } from "../jobs/redis-job-store.js";
+import type { OperatorCommandStore } from "../jobs/store-roles.js";
 import type { CliIo } from "./command.js";
 import { createRootLogger } from "./create-logger.js";
 import { connectRedis, createRedisClient } from "./create-redis.js";
@@ -19,7 +19,7 @@ import { unknownClusterText } from "./refusal-text.js";
  */
 export interface OperatorStore {
   readonly config: Config;
-  readonly store: JobStore;
+  readonly store: OperatorCommandStore;
   readonly logger: Logger;
   /** `user@host (cli)`: the actor in audit lines. */
   readonly operator: string;

@@ -44,7 +44,7 @@ function readPem(path: string, what: string): Buffer {
 }
 
 /** Node TLS options from the config; undefined when the URL is not TLS and nothing is configured. */
-export function tlsOptionsFor(config: RedisConnectionConfig, urlTls: boolean): ConnectionOptions | undefined {
+function tlsOptionsFor(config: RedisConnectionConfig, urlTls: boolean): ConnectionOptions | undefined {
   const t = config.tls;
   if (!urlTls && t === undefined) return undefined;
   if (!urlTls)
@@ -61,7 +61,7 @@ export function tlsOptionsFor(config: RedisConnectionConfig, urlTls: boolean): C
 }
 
 /** The parsed URL, or AppError `config/invalid` saying what is wrong with it. */
-export function redisTargetOf(url: string): RedisTarget {
+function redisTargetOf(url: string): RedisTarget {
   const parsed = parseRedisUrl(url);
   if (!parsed.ok) throw new AppError(ErrorCode.ConfigInvalid, `REDIS_URL / redis.url: ${parsed.error}`);
   return parsed.target;

@@ -7,7 +7,7 @@ import type { LockFacts } from "../usecases/refusals.js";
  * Slack's wording of the same facts is in src/chat/views.
  */
 
-export function lockedText(cluster: string, holder: LockFacts | null): string {
+function lockedText(cluster: string, holder: LockFacts | null): string {
   if (holder === null)
     return `${cluster} is busy: another rollout just started or ended; try again in a moment`;
   return `${cluster} is locked by job ${holder.jobId} (${holder.owner}) since ${new Date(holder.since).toISOString()}; wait for it or check /connect-roll status`;

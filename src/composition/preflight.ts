@@ -28,7 +28,7 @@ export interface PreflightOptions {
 }
 
 /** The problems found without any network call, all at once: Connect's secret and CA file, then the executor's. */
-export function localProblems(cluster: ClusterConfig, env: Env): string[] {
+function localProblems(cluster: ClusterConfig, env: Env): string[] {
   const basic = cluster.auth?.basic;
   const caFile = cluster.tls?.caFile;
   return [

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { createSlackApp, type Readiness, type SlackApp, type SlackTransport } from "../chat/app.js";
+import { createSlackApp, type Readiness, type SlackApp, type SlackAppSettings } from "../chat/app.js";
 import { createAuthorizer } from "../chat/authorize.js";
 import type { Notifier } from "../chat/notifier.js";
 import { createSlackApprovalSource } from "../chat/slack-approval-source.js";
@@ -28,12 +28,8 @@ export interface ServeRuntimeOptions {
   readonly store: JobStore;
   /** The Web API the notifier, the user-group lookups and the ephemeral answers use. */
   readonly api: SlackWebApi;
-  readonly transport: SlackTransport;
-  readonly botToken: string;
-  readonly slackApiUrl?: string;
-  readonly botId?: string;
-  readonly botUserId?: string;
-  readonly clientRetries?: number;
+  /** The Bolt app's transport, bot token, client and answer settings, passed to it as they are. */
+  readonly slack: SlackAppSettings;
   readonly logger: Logger;
   /** This replica's id (lock holder, "resumed by"). */
   readonly replicaId: string;
@@ -49,8 +45,6 @@ export interface ServeRuntimeOptions {
   /** How often orphaned rollouts are looked for. Default 15 s. */
   readonly orphanSweepMs?: number;
   readonly groupCacheTtlMs?: number;
-  readonly replyWithinMs?: number;
-  readonly parentWaitMs?: number;
 }
 
 export interface ServeRuntime {
@@ -64,7 +58,7 @@ export interface ServeRuntime {
   stop(): Promise<void>;
 }
 
-/** Wires the bot: store, rollout service (runner + thread reporter + Slack approvals), bot service, Bolt app. */
+/** Wires the bot: store, rollout service (runner + thread reporter + Slack approvals), the use-cases' deps, Bolt app. */
 export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
   const log = o.logger.child({ component: "serve" });
   const runnerClock = o.runnerClock ?? o.wallClock;
@@ -186,14 +180,7 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
   }
 
   const slack = createSlackApp({
-    transport: o.transport,
-    botToken: o.botToken,
-    ...(o.slackApiUrl === undefined ? {} : { slackApiUrl: o.slackApiUrl }),
-    ...(o.botId === undefined ? {} : { botId: o.botId }),
-    ...(o.botUserId === undefined ? {} : { botUserId: o.botUserId }),
-    ...(o.clientRetries === undefined ? {} : { clientRetries: o.clientRetries }),
-    ...(o.replyWithinMs === undefined ? {} : { replyWithinMs: o.replyWithinMs }),
-    ...(o.parentWaitMs === undefined ? {} : { parentWaitMs: o.parentWaitMs }),
+    ...o.slack,
     logger: o.logger,
     usecases,
     notifier,
@@ -224,7 +211,7 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
       sweeper = setInterval(() => void sweep(), o.orphanSweepMs ?? 15_000);
       sweeper.unref();
       log.info(
-        { port: started.port, replicaId: o.replicaId, transport: o.transport.kind },
+        { port: started.port, replicaId: o.replicaId, transport: o.slack.transport.kind },
         "connect-roll bot started",
       );
       return started;

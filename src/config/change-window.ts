@@ -6,7 +6,7 @@ import { z } from "zod";
  * is open Friday 22:00 to Saturday 02:00; `start === end` is a whole 24 hours). An empty list is always open.
  */
 
-export const WEEKDAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"] as const;
+const WEEKDAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
 export interface ChangeWindow {
@@ -30,7 +30,7 @@ export const changeWindowSchema = z.strictObject({
   timezone: z.string().refine(isKnownTimeZone, "unknown IANA time zone"),
 });
 
-export function isKnownTimeZone(timezone: string): boolean {
+function isKnownTimeZone(timezone: string): boolean {
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: timezone });
     return true;

@@ -97,7 +97,7 @@ function pathFromDotted(path: string): PropertyKey[] {
 }
 
 /** Why a file cannot be read ("ENOENT", "EACCES"), or null when it can. */
-export const checkFileReadable: FileCheck = (file) => {
+const checkFileReadable: FileCheck = (file) => {
   try {
     accessSync(file, constants.R_OK);
     return null;
@@ -107,7 +107,7 @@ export const checkFileReadable: FileCheck = (file) => {
 };
 
 /** Where the annotated example config lives (shipped with the package). */
-export function exampleConfigPath(): string {
+function exampleConfigPath(): string {
   const absolute = fileURLToPath(new URL("../../examples/connect-roll.yml", import.meta.url));
   const rel = relative(process.cwd(), absolute);
   return rel.startsWith("..") ? absolute : rel;

@@ -104,8 +104,3 @@ export function parseRedisUrl(text: string): ParsedRedisUrl {
     },
   };
 }
-
-/** A URL without its password, for messages and logs. */
-export function redactRedisUrl(text: string): string {
-  return text.replace(/^([a-z+]+:\/\/)([^:@/]*):[^@/]*@/, "$1$2:***@");
-}

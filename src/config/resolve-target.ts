@@ -1,7 +1,11 @@
+import type { RolloutTarget } from "../core/plan/plan-types.js";
 import type { ClusterConfig } from "./schema.js";
 
-/** What a version argument (`v3.7`, `3.7.1`, `restart`) means for one cluster. */
-export type RolloutTarget =
+/**
+ * What a version argument (`v3.7`, `3.7.1`, `restart`) means for one cluster: the version workers must report and the
+ * image the executor sets. The planner's `RolloutTarget` (src/core/plan/plan-types.ts) is made from it.
+ */
+export type RequestedTarget =
   | { readonly kind: "restart"; readonly argument: "restart"; readonly version: null; readonly image: null }
   | {
       readonly kind: "upgrade";
@@ -13,8 +17,21 @@ export type RolloutTarget =
     };
 
 export type ResolvedTarget =
-  | { readonly kind: "ok"; readonly target: RolloutTarget }
+  | { readonly kind: "ok"; readonly target: RequestedTarget }
   | { readonly kind: "error"; readonly message: string };
+
+/** The planner's target (a restart reports no version of its own) and the image the executor sets. */
+export function planTargetOf(requested: RequestedTarget): {
+  readonly target: RolloutTarget;
+  readonly image: string | null;
+} {
+  if (requested.kind === "restart")
+    return { target: { kind: "restart", version: "", argument: "restart" }, image: null };
+  return {
+    target: { kind: "upgrade", version: requested.version, argument: requested.argument },
+    image: requested.image,
+  };
+}
 
 const SAFE_VERSION = /^[0-9]+\.[0-9]+(\.[0-9]+)?([-.][0-9A-Za-z]{1,32})?$/;
 const SAFE_IMAGE =

@@ -6,7 +6,7 @@ import type { ExpandedConnector } from "./schemas.js";
  * The connector settings the planner and the gate read. Everything else (credentials included) stays out of the
  * snapshot, which is checkpointed in Redis and shown in plans; changes to it are still seen through `configHash`.
  */
-export const KEPT_CONFIG_KEYS: readonly string[] = [
+const KEPT_CONFIG_KEYS: readonly string[] = [
   "connector.class",
   "tasks.max",
   "exactly.once.support",

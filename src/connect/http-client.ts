@@ -74,7 +74,7 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
-export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /** Stops reading a body we refuse; its abort error has nobody to reach, so it is swallowed here. */
 function discard(body: { on(event: "error", listener: () => void): unknown; destroy(): unknown }): void {

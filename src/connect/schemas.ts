@@ -21,14 +21,14 @@ const optionalText = z
   .nullish()
   .transform((s) => s ?? null);
 
-export const serverInfoSchema = z.object({
+const serverInfoSchema = z.object({
   version: z.string().min(1),
   commit: z.string().nullish(),
   kafka_cluster_id: z.string().nullish(),
 });
 export type ServerInfo = z.infer<typeof serverInfoSchema>;
 
-export const healthSchema = z.object({
+const healthSchema = z.object({
   status: z.string(),
   message: z.string().nullish(),
 });
@@ -48,7 +48,7 @@ export const connectorStateInfoSchema = z.object({
 });
 export type ConnectorStateInfo = z.infer<typeof connectorStateInfoSchema>;
 
-export const connectorInfoSchema = z.object({
+const connectorInfoSchema = z.object({
   name: z.string(),
   config: z.record(z.string(), z.string()),
   tasks: z.array(z.object({ connector: z.string(), task: z.number().int().min(0) })),

@@ -1,6 +1,9 @@
 /**
- * The only way anything outside `core/` learns the time. `core/` itself never reads it: time is passed in.
- * Real time in production; virtual time in tests and benchmarks (the simulator's clock).
+ * The time port, for code that waits. `core/` never reads the clock: its callers pass the time in. Clocks are taken
+ * by the runner and the rollout service (the simulator's virtual time in tests, the demo and the benchmark:
+ * src/composition/sim-runner-clock.ts), the lock keeper (renewals; `backgroundClock` by default) and the Slack thread
+ * notifier (post spacing, update intervals, backoff); code that only stamps times (the stores, the use-cases) takes
+ * a `now()` function instead. Wall clocks: `systemClock` and `backgroundClock` in src/jobs/system-clock.ts.
  */
 export interface Clock {
   now(): number;

@@ -5,7 +5,7 @@ import { DEMO_TIMINGS, type DemoScenario } from "./demo-scenarios.js";
 
 /** The demo workspace: one channel, three people, the approvers' user group, the bot. */
 export const DEMO_CHANNEL = { id: "C0DEMO", name: "connect-roll-demo" } as const;
-export const DEMO_CLUSTER = "demo";
+const DEMO_CLUSTER = "demo";
 export const DEMO_TEAM_ID = "T0SANDBOX";
 export const DEMO_BOT = {
   token: "xoxb-demo-sandbox",

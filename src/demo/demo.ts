@@ -8,10 +8,10 @@ import type { JobStore } from "../jobs/job-store.js";
 import { createMemoryJobStore } from "../jobs/memory-job-store.js";
 import { createRedisJobStore } from "../jobs/redis-job-store.js";
 import { systemClock } from "../jobs/system-clock.js";
+import { type FakeSlackWebApi, startFakeSlackWebApi } from "../sandbox/fake-slack-web-api.js";
 import { type BotClient, createBotClient } from "../sandbox/sandbox-bot-client.js";
 import { startSandboxServer } from "../sandbox/sandbox-server.js";
 import { buildSnapshot, type SandboxInfo } from "../sandbox/sandbox-snapshot.js";
-import { type FakeSlackWebApi, startFakeSlackWebApi } from "../sandbox/slack-web-api.js";
 import { type RunningSim, startSim } from "../sim/start-sim.js";
 import {
   APPROVER,
@@ -102,12 +102,15 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
       config: demoConfig(sim, scenario, o.redisUrl),
       store,
       api,
-      transport: { kind: "http", signingSecret: SIGNING_SECRET },
-      botToken: DEMO_BOT.token,
-      slackApiUrl: slack.apiUrl,
-      botId: DEMO_BOT.botId,
-      botUserId: DEMO_BOT.userId,
-      clientRetries: 0,
+      slack: {
+        transport: { kind: "http", signingSecret: SIGNING_SECRET },
+        botToken: DEMO_BOT.token,
+        slackApiUrl: slack.apiUrl,
+        botId: DEMO_BOT.botId,
+        botUserId: DEMO_BOT.userId,
+        clientRetries: 0,
+        parentWaitMs: 3_000,
+      },
       logger,
       replicaId: `demo-${process.pid}`,
       lockTtlMs: 15_000,
@@ -117,7 +120,6 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
       notifier: { postIntervalMs: 150, minUpdateIntervalMs: 400, baseBackoffMs: 200 },
       approvalPollMs: 200,
       orphanSweepMs: 60_000,
-      parentWaitMs: 3_000,
     });
     const { port: botPort } = await runtime.start(0);
     cleanups.push(() => runtime.stop());

@@ -1,9 +1,9 @@
-import type { Decision } from "./job-record.js";
+import type { DecisionRecord } from "./job-record.js";
 
 /** What `waitForDecision` needs from an adapter. */
 export interface DecisionWaitDeps {
   /** Reads the recorded decision, or null. */
-  read(): Promise<Decision | null>;
+  read(): Promise<DecisionRecord | null>;
   /**
    * Starts listening for "a decision may have been recorded" wake-ups; resolves with a function that
    * stops listening. Wake-ups are an optimisation: a failure to listen falls back to polling only.
@@ -18,7 +18,7 @@ export interface DecisionWaitDeps {
  * Listening starts before the first read, so a decision recorded in between is never missed; a lost
  * wake-up only costs up to `pollMs`. Rejects with `signal.reason` when aborted, or with a read error.
  */
-export async function waitForDecisionWith(deps: DecisionWaitDeps): Promise<Decision> {
+export async function waitForDecisionWith(deps: DecisionWaitDeps): Promise<DecisionRecord> {
   const { signal, pollMs } = deps;
   signal.throwIfAborted();
   let woken = false;

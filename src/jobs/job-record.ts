@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AppError, ErrorCode } from "../core/errors.js";
+import type { Decision } from "../core/rollout/rollout-types.js";
 
 /** Lifecycle of a rollout job. The last three are final. */
 export const JOB_STATUSES = [
@@ -21,7 +22,8 @@ export function isFinished(status: JobStatus): boolean {
 }
 
 const threadSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
-const pendingApprovalSchema = z.object({
+/** The approval a job waits for, as stored on its record (the checkpoint holds the whole `PendingApproval`). */
+const storedApprovalSchema = z.object({
   id: z.string().min(1),
   kind: z.string().min(1),
   /** A summary for readers of the record (the approval's kind; the sentence, for approvals asked before facts). */
@@ -37,7 +39,7 @@ const controlSchema = z.object({
 });
 
 /** Envelope of a job as stored; `v` is the schema version. `state` is checked by the runner, not here. */
-export const jobRecordSchema = z.object({
+const jobRecordSchema = z.object({
   v: z.literal(1),
   id: z.string().min(1),
   cluster: z.string().min(1),
@@ -48,7 +50,7 @@ export const jobRecordSchema = z.object({
   fence: z.number().int().nonnegative(),
   owner: z.string().nullable(),
   thread: threadSchema.nullable(),
-  pendingApproval: pendingApprovalSchema.nullable(),
+  pendingApproval: storedApprovalSchema.nullable(),
   control: controlSchema.nullable(),
   /**
    * Slack messages of the job's thread, by notifier key → ts (step replies, prompts), recorded by the replica that
@@ -60,18 +62,17 @@ export const jobRecordSchema = z.object({
 
 export type JobRecord = z.infer<typeof jobRecordSchema>;
 export type SlackThread = z.infer<typeof threadSchema>;
-export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
 /** Durable pause/abort request from chat. `pause` toggles (pause/resume); `abort` is sticky. */
 export type ControlState = z.infer<typeof controlSchema>;
 
-export const DECISIONS = ["approve", "abort", "keep-waiting", "continue"] as const;
-export const decisionSchema = z.object({
+const DECISIONS = ["approve", "abort", "keep-waiting", "continue"] as const satisfies readonly Decision[];
+export const decisionRecordSchema = z.object({
   decision: z.enum(DECISIONS),
   by: z.string(),
   at: z.number(),
 });
 /** An answer to an approval prompt, as recorded by the first person who clicked. */
-export type Decision = z.infer<typeof decisionSchema>;
+export type DecisionRecord = z.infer<typeof decisionRecordSchema>;
 
 /** What a record's body (the `record` field) holds: everything except the fields the store owns. */
 type StoredBody = Omit<JobRecord, "fence" | "owner" | "control" | "messages">;
@@ -123,7 +124,7 @@ export interface StoredSlack {
 }
 
 /** Prefix of the stored `msg:<key>` fields. */
-export const MESSAGE_FIELD_PREFIX = "msg:";
+const MESSAGE_FIELD_PREFIX = "msg:";
 
 /** The Slack fields among all of a job's stored fields (Redis `HGETALL`). */
 export function storedSlackOf(fields: Record<string, string>): StoredSlack {

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from "../core/errors.js";
 import type { AuditEntry, HistoryEntry, StoredAuditEntry } from "./audit-and-history.js";
-import type { ControlState, Decision, JobRecord, JobStatus, SlackThread } from "./job-record.js";
+import type { ControlState, DecisionRecord, JobRecord, JobStatus, SlackThread } from "./job-record.js";
 
 /**
  * Proof of holding a cluster's lock. `token` is random per acquisition and is what renew/release/save
@@ -35,7 +35,7 @@ export interface AcquireOptions {
 
 export type DecideResult =
   | { kind: "recorded" }
-  | { kind: "already-decided"; decision: Decision }
+  | { kind: "already-decided"; decision: DecisionRecord }
   | { kind: "not-awaiting" };
 
 export type ControlAction = "pause" | "resume" | "abort";
@@ -146,14 +146,18 @@ export interface DecisionStore {
    * answer is recorded yet (first writer wins, atomically), then wakes waiters.
    * @throws AppError `job/not-found`.
    */
-  decide(jobId: string, approvalId: string, decision: Decision): Promise<DecideResult>;
+  decide(jobId: string, approvalId: string, decision: DecisionRecord): Promise<DecideResult>;
   /** The recorded decision for this approval, or null. */
-  readDecision(jobId: string, approvalId: string): Promise<Decision | null>;
+  readDecision(jobId: string, approvalId: string): Promise<DecisionRecord | null>;
   /**
    * Resolves with the decision as soon as one is recorded (woken by pub/sub, and polling every `pollMs`
    * because pub/sub loses messages). Rejects with `signal.reason` on abort, or with a store error.
    */
-  waitForDecision(jobId: string, approvalId: string, options: WaitForDecisionOptions): Promise<Decision>;
+  waitForDecision(
+    jobId: string,
+    approvalId: string,
+    options: WaitForDecisionOptions,
+  ): Promise<DecisionRecord>;
 }
 
 /** Each job's audit trail and each cluster's history of finished rollouts. */

@@ -3,8 +3,8 @@ import { AppError, ErrorCode } from "../core/errors.js";
 import { auditEntrySchema, historyEntrySchema, type StoredAuditEntry } from "./audit-and-history.js";
 import { waitForDecisionWith } from "./decision-waiter.js";
 import {
-  type Decision,
-  decisionSchema,
+  type DecisionRecord,
+  decisionRecordSchema,
   fromStoredFields,
   isFinished,
   type JobRecord,
@@ -82,11 +82,11 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
     return fromStoredFields(`job:${id}`, stored.fields, stored.control, stored.slack);
   }
 
-  function readDecisionSync(jobId: string, approvalId: string): Decision | null {
+  function readDecisionSync(jobId: string, approvalId: string): DecisionRecord | null {
     const text = data.jobs.get(jobId)?.decisions.get(approvalId);
     return text === undefined
       ? null
-      : parseStored(`job:${jobId} decision:${approvalId}`, text, decisionSchema);
+      : parseStored(`job:${jobId} decision:${approvalId}`, text, decisionRecordSchema);
   }
 
   function listJobsSync(opts: { cluster?: string; unfinishedOnly?: boolean } = {}): JobRecord[] {
@@ -177,10 +177,13 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
       const stored = job(jobId);
       const existing = stored.decisions.get(approvalId);
       if (existing !== undefined) {
-        return { kind: "already-decided", decision: parseStored(`job:${jobId}`, existing, decisionSchema) };
+        return {
+          kind: "already-decided",
+          decision: parseStored(`job:${jobId}`, existing, decisionRecordSchema),
+        };
       }
       if (stored.fields.approval !== approvalId) return { kind: "not-awaiting" };
-      stored.decisions.set(approvalId, JSON.stringify(decisionSchema.parse(decision)));
+      stored.decisions.set(approvalId, JSON.stringify(decisionRecordSchema.parse(decision)));
       for (const wake of data.waiters.get(jobId) ?? []) wake(approvalId);
       return { kind: "recorded" };
     },

@@ -1,7 +1,7 @@
 import { AppError, ErrorCode } from "../core/errors.js";
 import {
-  type Decision,
-  decisionSchema,
+  type DecisionRecord,
+  decisionRecordSchema,
   fromStoredFields,
   type JobRecord,
   parseStored,
@@ -14,7 +14,7 @@ import type { RedisStoreContext } from "./redis-store-context.js";
 export interface RedisJobReads {
   loadJob(id: string): Promise<JobRecord>;
   listJobs(options?: ListJobsOptions): Promise<JobRecord[]>;
-  readDecision(jobId: string, approvalId: string): Promise<Decision | null>;
+  readDecision(jobId: string, approvalId: string): Promise<DecisionRecord | null>;
 }
 
 export function createRedisJobReads(ctx: RedisStoreContext): RedisJobReads {
@@ -65,10 +65,10 @@ export function createRedisJobReads(ctx: RedisStoreContext): RedisJobReads {
     return jobs.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  async function readDecision(jobId: string, approvalId: string): Promise<Decision | null> {
+  async function readDecision(jobId: string, approvalId: string): Promise<DecisionRecord | null> {
     const key = await ctx.jobKey(jobId);
     const text = await call("readDecision", key, () => redis.hget(key, `decision:${approvalId}`));
-    return text === null ? null : parseStored(`${key} decision:${approvalId}`, text, decisionSchema);
+    return text === null ? null : parseStored(`${key} decision:${approvalId}`, text, decisionRecordSchema);
   }
 
   return { loadJob, listJobs, readDecision };

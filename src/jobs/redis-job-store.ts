@@ -2,7 +2,13 @@ import type { Cluster, Redis } from "ioredis";
 import { AppError, ErrorCode } from "../core/errors.js";
 import { auditEntrySchema, historyEntrySchema } from "./audit-and-history.js";
 import { waitForDecisionWith } from "./decision-waiter.js";
-import { decisionSchema, isFinished, parseStored, toStoredFields, validateForWrite } from "./job-record.js";
+import {
+  decisionRecordSchema,
+  isFinished,
+  parseStored,
+  toStoredFields,
+  validateForWrite,
+} from "./job-record.js";
 import { checkLeaseMatches, type JobStore } from "./job-store.js";
 import { createRedisJobReads } from "./redis-job-reads.js";
 import { createRedisLocks } from "./redis-locks.js";
@@ -47,7 +53,7 @@ function duplicateLazily(redis: Redis | Cluster): Redis | Cluster {
     : redis.duplicate({ lazyConnect: true, enableOfflineQueue: true });
 }
 
-export function isCluster(redis: Redis | Cluster): redis is Cluster {
+function isCluster(redis: Redis | Cluster): redis is Cluster {
   return "isCluster" in redis && redis.isCluster === true;
 }
 
@@ -146,14 +152,14 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
 
     async decide(jobId, approvalId, decision) {
       const name = "decide-1";
-      const body = JSON.stringify(decisionSchema.parse(decision));
+      const body = JSON.stringify(decisionRecordSchema.parse(decision));
       const args = [approvalId, body, keys.decisionChannel(jobId), jobId];
       const key = await ctx.jobKey(jobId);
       const r = replyArray(await run(name, [key], args), name);
       const kind = replyNumber(r[0], name);
       if (kind === 1) return { kind: "recorded" };
       if (kind === 0) return { kind: "not-awaiting" };
-      const stored = parseStored(key, replyString(r[1], name), decisionSchema);
+      const stored = parseStored(key, replyString(r[1], name), decisionRecordSchema);
       return { kind: "already-decided", decision: stored };
     },
 

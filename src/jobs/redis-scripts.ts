@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import type { Cluster, Redis } from "ioredis";
 
 /** Every Lua script of the job store. The suffix is the number of KEYS the script takes. */
-export const SCRIPT_NAMES = [
+const SCRIPT_NAMES = [
   "acquire-lock-3",
   "renew-lock-2",
   "release-lock-2",

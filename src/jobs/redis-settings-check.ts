@@ -77,7 +77,7 @@ async function checkNode(node: Node): Promise<RedisSettingsFinding[]> {
 }
 
 /** Reads `maxmemory-policy` and persistence on every node that holds data (every master of a Redis Cluster). */
-export async function checkRedisSettings(redis: Redis | Cluster): Promise<RedisSettingsFinding[]> {
+async function checkRedisSettings(redis: Redis | Cluster): Promise<RedisSettingsFinding[]> {
   const nodes: Node[] =
     "nodes" in redis && typeof redis.nodes === "function" ? redis.nodes("master") : [redis as Redis];
   return (await Promise.all(nodes.map(checkNode))).flat();

@@ -110,7 +110,7 @@ export function rolloutStateOf(record: JobRecord): RolloutState {
   };
 }
 
-export function jobStatusOf(state: RolloutState): JobStatus {
+function jobStatusOf(state: RolloutState): JobStatus {
   switch (state.phase.kind) {
     case "awaiting-approval":
       return "awaiting-approval";

@@ -9,12 +9,12 @@ import type {
   SkipReason,
 } from "../core/rollout/rollout-types.js";
 import type { RestartTarget, WorkerRestarter } from "../restart/worker-restarter.js";
-import type { Decision, JobRecord } from "./job-record.js";
+import type { DecisionRecord, JobRecord } from "./job-record.js";
 import type { RunnerStore } from "./store-roles.js";
 
 /** How approval prompts get answered: by people through the store (chat), or by a policy (CLI flags, prompts). */
 export interface ApprovalSource {
-  wait(job: JobRecord, approval: PendingApproval, signal: AbortSignal): Promise<Decision>;
+  wait(job: JobRecord, approval: PendingApproval, signal: AbortSignal): Promise<DecisionRecord>;
 }
 
 /**
@@ -37,7 +37,7 @@ export interface RunnerDeps {
   /** Worker addresses by name (what the executor needs). */
   readonly workers: ReadonlyMap<string, RestartTarget>;
   readonly wording: AuditWording;
-  /** Observers of events (thread notifier, stdout). Must not throw or block. */
+  /** Observers of events (the Slack thread reporter and Home tab, `connect-roll run`'s event lines). Must not throw or block. */
   readonly onEvent?: (event: RolloutEvent, state: RolloutState) => void;
   /** Interval at which a paused rollout re-reads its control state. Default: the poll interval. */
   readonly controlPollMs?: number;

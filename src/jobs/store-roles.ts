@@ -26,19 +26,20 @@ export type RolloutServiceStore = RunnerStore &
     "acquireLock" | "releaseLock" | "listJobs" | "createJob" | "findOrphans" | "takeOver" | "pushHistory"
   >;
 
-/** An approval source that waits for people's answers (chat's SlackApprovalSource). */
+/** An approval source that waits for people's answers (chat's slack-approval-source.ts). */
 export type ApprovalWaitStore = Pick<JobStore, "waitForDecision">;
 
 /**
- * The chat side's commands and views (bot service, the team's cluster overview): readiness, locks, jobs and history
- * to show, and what people ask of a running job.
+ * The Slack side (chat/use-case-deps.ts: what the listeners hand the use-cases, and the team's cluster overview):
+ * readiness, locks, jobs and history to show, and what people ask of a running job. Each use-case names the part it
+ * needs; this is their union.
  */
 export type ChatStore = Pick<
   JobStore,
   "ping" | "readLock" | "loadJob" | "listJobs" | "history" | "requestControl" | "decide"
 >;
 
-/** The operator commands of the CLI (status, unlock, abort). */
+/** The operator commands of the CLI (status, unlock, abort: cli/operator-store.ts opens it). */
 export type OperatorCommandStore = Pick<
   JobStore,
   "listJobs" | "readLock" | "forceRelease" | "requestControl" | "decide" | "appendAudit"

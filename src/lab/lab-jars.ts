@@ -13,8 +13,8 @@ import { runTool } from "./run-tool.js";
  */
 export const SUPPORTED_KAFKA = /^(3\.[6-9]|4\.[0-4])\.\d+$/;
 /** Connect workers older than 3.6 run on Java 17 next to a 3.9 broker (README, "Older Connect versions"). */
-export const OLD_CONNECT = /^(2\.[2-8]|3\.[0-5])\.\d+$/;
-export const EXPORTER_VERSION = "1.0.1";
+const OLD_CONNECT = /^(2\.[2-8]|3\.[0-5])\.\d+$/;
+const EXPORTER_VERSION = "1.0.1";
 const DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1";
 const SLF4J = "1.7.36";
 const RELOAD4J = "1.2.25";
@@ -162,7 +162,7 @@ export async function fetchExporterAgent(options: { cacheDir: string; timeoutMs?
 }
 
 /** Where the lab plugin's Java sources live (next to this file, in src/ and in dist/). */
-export function pluginSourceDir(): string {
+function pluginSourceDir(): string {
   return fileURLToPath(new URL("./plugin", import.meta.url));
 }
 

@@ -30,7 +30,7 @@ export interface WorkerStartInput {
   readonly onStdout: (line: string, at: number) => void;
 }
 
-export function workerProperties(spec: WorkerSpec): string {
+function workerProperties(spec: WorkerSpec): string {
   const lines = [
     `bootstrap.servers=${spec.bootstrap}`,
     `group.id=${spec.groupId}`,
@@ -61,12 +61,7 @@ export function workerProperties(spec: WorkerSpec): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function jvmArgs(
-  spec: WorkerSpec,
-  input: WorkerStartInput,
-  props: string,
-  logConfig: string,
-): string[] {
+function jvmArgs(spec: WorkerSpec, input: WorkerStartInput, props: string, logConfig: string): string[] {
   return [
     "-Xms128m",
     "-Xmx384m",

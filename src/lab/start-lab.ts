@@ -77,7 +77,7 @@ function newest(versions: readonly string[]): string {
   return [...versions].sort((a, b) => key(b).localeCompare(key(a)))[0] ?? "3.9.1";
 }
 
-export function exporterRulesFile(): string {
+function exporterRulesFile(): string {
   return fileURLToPath(new URL("../../deploy/jmx-exporter/connect.yml", import.meta.url));
 }
 

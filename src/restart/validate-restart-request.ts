@@ -2,7 +2,7 @@ import { AppError, ErrorCode } from "../core/errors.js";
 import type { RestartRequest } from "./worker-restarter.js";
 
 /** The target version: "3.7", "3.7.1", "3.7.1-rc1", "3.7.0.ccs". Nothing else reaches an executor. */
-export const RESTART_VERSION_PATTERN = /^[0-9]+\.[0-9]+(\.[0-9]+)?([-.][0-9A-Za-z]{1,32})?$/;
+const RESTART_VERSION_PATTERN = /^[0-9]+\.[0-9]+(\.[0-9]+)?([-.][0-9A-Za-z]{1,32})?$/;
 
 // OCI / distribution reference grammar: [domain[:port]/]path-component(/path-component)*[:tag][@sha256:hex]
 const DOMAIN_COMPONENT = "(?:[A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9])";
@@ -32,7 +32,7 @@ export function isValidImageReference(image: string): boolean {
 }
 
 /** True for an RFC 1123 DNS name (labels of letters, digits and inner hyphens, at most 253 characters). */
-export function isDnsSafeName(value: string): boolean {
+function isDnsSafeName(value: string): boolean {
   return value.length <= 253 && DNS_NAME_RE.test(value);
 }
 
@@ -50,7 +50,7 @@ function isDnsSafeHost(host: string): boolean {
 }
 
 /** Shows a rejected value safely: quoted, control characters escaped, bounded. */
-export function quoteForMessage(value: unknown): string {
+function quoteForMessage(value: unknown): string {
   const text = JSON.stringify(typeof value === "string" ? value : String(value)) ?? "";
   return text.length > 80 ? `${text.slice(0, 77)}…"` : text;
 }

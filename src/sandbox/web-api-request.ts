@@ -7,7 +7,7 @@ import type { IncomingMessage } from "node:http";
  */
 export type WebApiParams = Record<string, unknown>;
 
-export const MAX_BODY_BYTES = 1_000_000;
+const MAX_BODY_BYTES = 1_000_000;
 const JSON_ARGUMENTS = new Set(["blocks", "attachments", "metadata", "users", "view"]);
 
 export type ReadResult =

@@ -169,7 +169,7 @@ function runAssignor(ctx: SimContext, live: readonly Member[], protocol: SimProt
   });
 }
 
-export function completeRebalance(ctx: SimContext): void {
+function completeRebalance(ctx: SimContext): void {
   const group = ctx.group;
   const rebalance = group.rebalance;
   if (!rebalance) return;

@@ -24,7 +24,7 @@ const connectorSpec = z.strictObject({
   config: z.record(z.string(), z.string()).optional(),
 });
 
-export const simOptionsSchema = z.strictObject({
+const simOptionsSchema = z.strictObject({
   workers: z.number().int().min(1).max(500).default(6),
   connectors: count.max(10_000).default(12),
   tasksPerConnector: count.max(1_000).default(4),

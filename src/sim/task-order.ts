@@ -1,5 +1,5 @@
 /** Orders "connector/N" keys by connector name, then numerically by task index. */
-export function compareTaskKeys(a: string, b: string): number {
+function compareTaskKeys(a: string, b: string): number {
   const ia = a.lastIndexOf("/");
   const ib = b.lastIndexOf("/");
   const ca = a.slice(0, ia);

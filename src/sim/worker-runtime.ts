@@ -6,7 +6,7 @@ import { connectorOfTask, type Member, type SimContext } from "./sim-context.js"
  * stop them (writing UNASSIGNED on a graceful stop, nothing on a crash: docs/connect-behaviour.md#task-statuses),
  * pause, resume and restart them.
  */
-export const FAIL_ON_VERSION_KEY = "sim.fail.on.version";
+const FAIL_ON_VERSION_KEY = "sim.fail.on.version";
 
 export interface StopOptions {
   /** Graceful shutdown or revocation: write UNASSIGNED with this worker's id. False on a crash. */

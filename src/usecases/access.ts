@@ -1,4 +1,5 @@
 import type { ClusterConfig, Config } from "../config/schema.js";
+import type { ChannelNotAllowed, UnknownCluster } from "./refusals.js";
 
 /**
  * Who asks, as the use-cases see it. A Slack user is checked against the cluster's access lists (channels,
@@ -63,4 +64,22 @@ export function accessOf(config: Config, cluster: ClusterConfig | undefined): Cl
 export function channelAllowed(access: ClusterAccess, requester: Requester): boolean {
   if (requester.kind !== "slack") return true;
   return access.channels.length === 0 || access.channels.includes(requester.channelId);
+}
+
+export type ClusterLookup =
+  | { readonly kind: "found"; readonly clusterConfig: ClusterConfig; readonly access: ClusterAccess }
+  | ChannelNotAllowed
+  | UnknownCluster;
+
+/**
+ * The first checks of every command about a cluster, in order: the channel (Slack; against the global lists when the
+ * cluster is unknown), then the cluster is configured.
+ */
+export function lookUpCluster(config: Config, cluster: string, requester: Requester): ClusterLookup {
+  const clusterConfig = config.clusters[cluster];
+  const access = accessOf(config, clusterConfig);
+  if (!channelAllowed(access, requester)) return { kind: "channel-not-allowed", channels: access.channels };
+  if (clusterConfig === undefined)
+    return { kind: "unknown-cluster", cluster, known: Object.keys(config.clusters) };
+  return { kind: "found", clusterConfig, access };
 }

@@ -18,7 +18,8 @@ import {
 } from "./refusals.js";
 
 export interface AnswerDeps extends RequestPolicy {
-  readonly store: JobStore;
+  /** The job and its prompt; the decision, first writer wins. */
+  readonly store: Pick<JobStore, "loadJob" | "decide">;
   readonly logger: Logger;
 }
 

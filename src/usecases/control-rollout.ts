@@ -1,7 +1,7 @@
 import { isWithinChangeWindow } from "../config/change-window.js";
 import type { SlackThread } from "../jobs/job-record.js";
 import type { ControlAction, JobStore } from "../jobs/job-store.js";
-import { accessOf, channelAllowed, type Requester, requesterId } from "./access.js";
+import { lookUpCluster, type Requester, requesterId } from "./access.js";
 import { authorizerOf, type RequestPolicy } from "./prepare-rollout.js";
 import {
   type ChannelNotAllowed,
@@ -15,7 +15,8 @@ import {
 } from "./refusals.js";
 
 export interface ControlDeps extends RequestPolicy {
-  readonly store: JobStore;
+  /** The cluster's unfinished job, the request, and "abort" for a waiting prompt. Slack's store and the CLI's. */
+  readonly store: Pick<JobStore, "listJobs" | "requestControl" | "decide">;
 }
 
 export interface ControlRequest {
@@ -54,12 +55,9 @@ export type ControlResult = ControlRequested | Refused<ControlRefusal>;
 export async function controlRollout(deps: ControlDeps, request: ControlRequest): Promise<ControlResult> {
   const { config, store } = deps;
   const { action, cluster, requester } = request;
-  const clusterConfig = config.clusters[cluster];
-  const access = accessOf(config, clusterConfig);
-  if (!channelAllowed(access, requester))
-    return refused({ kind: "channel-not-allowed", channels: access.channels });
-  if (clusterConfig === undefined)
-    return refused({ kind: "unknown-cluster", cluster, known: Object.keys(config.clusters) });
+  const found = lookUpCluster(config, cluster, requester);
+  if (found.kind !== "found") return refused(found);
+  const { access } = found;
   if (action === "resume") {
     const window = isWithinChangeWindow(access.changeWindows, deps.now());
     if (window.kind === "closed")

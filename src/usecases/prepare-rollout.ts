@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { isWithinChangeWindow } from "../config/change-window.js";
-import { resolveTarget } from "../config/resolve-target.js";
+import { planTargetOf, resolveTarget } from "../config/resolve-target.js";
 import type { ClusterConfig, Config } from "../config/schema.js";
 import type { RolloutPace, RolloutTarget } from "../core/plan/plan-types.js";
 import type { RolloutSettings } from "../core/rollout/rollout-types.js";
@@ -10,9 +10,8 @@ import type { RolloutService } from "../jobs/rollout-service.js";
 import {
   type AccessList,
   type Authorizer,
-  accessOf,
   type ClusterAccess,
-  channelAllowed,
+  lookUpCluster,
   type Requester,
   requesterId,
 } from "./access.js";
@@ -91,24 +90,14 @@ export async function checkTarget(
 ): Promise<CheckedTarget | Refused<TargetRefusal>> {
   const { config } = policy;
   const { cluster, requester } = request;
-  const clusterConfig = config.clusters[cluster];
-  const access = accessOf(config, clusterConfig);
-  if (!channelAllowed(access, requester))
-    return refused({ kind: "channel-not-allowed", channels: access.channels });
-  if (clusterConfig === undefined)
-    return refused({ kind: "unknown-cluster", cluster, known: Object.keys(config.clusters) });
+  const found = lookUpCluster(config, cluster, requester);
+  if (found.kind !== "found") return refused(found);
+  const { clusterConfig, access } = found;
   const denied = await requesterDenied(policy, requester, access.requesters, cluster);
   if (denied) return refused(denied);
   const resolved = resolveTarget(clusterConfig, request.argument);
   if (resolved.kind === "error") return refused({ kind: "bad-version", message: resolved.message });
-  const t = resolved.target;
-  return {
-    kind: "accepted",
-    clusterConfig,
-    access,
-    target: { kind: t.kind, version: t.version ?? "", argument: t.argument },
-    image: t.image,
-  };
+  return { kind: "accepted", clusterConfig, access, ...planTargetOf(resolved.target) };
 }
 
 /**
@@ -146,7 +135,7 @@ export async function checkRolloutRequest(
 }
 
 /** Null when a Slack requester may start or control rollouts of the cluster (always null from a terminal). */
-export async function requesterDenied(
+async function requesterDenied(
   policy: RequestPolicy,
   requester: Requester,
   requesters: AccessList,
@@ -164,7 +153,7 @@ export function authorizerOf(policy: RequestPolicy): Authorizer {
 
 /** Null when the store answers and nobody holds the cluster's lock. */
 export async function checkClusterFree(
-  store: JobStore,
+  store: Pick<JobStore, "ping" | "readLock" | "loadJob">,
   cluster: string,
   logger: Logger,
 ): Promise<ClusterBusy | null> {
@@ -179,7 +168,8 @@ export async function checkClusterFree(
 }
 
 export interface PrepareDeps extends PreparePolicy {
-  readonly store: JobStore;
+  /** Reachable, and the cluster's lock free (its holder and job when not). */
+  readonly store: Pick<JobStore, "ping" | "readLock" | "loadJob">;
   readonly logger: Logger;
 }
 
@@ -202,7 +192,7 @@ export type StartResult = { readonly kind: "started"; readonly jobId: string } |
  * Refused when another rollout took the lock since the checks.
  */
 export async function startRollout(
-  deps: { readonly service: RolloutService; readonly store: JobStore },
+  deps: { readonly service: RolloutService; readonly store: Pick<JobStore, "readLock" | "loadJob"> },
   rollout: PreparedRollout,
   start: { readonly jobId: string; readonly thread: SlackThread },
 ): Promise<StartResult> {

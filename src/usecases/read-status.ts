@@ -3,12 +3,12 @@ import type { HistoryEntry } from "../jobs/audit-and-history.js";
 import type { JobRecord } from "../jobs/job-record.js";
 import type { JobStore } from "../jobs/job-store.js";
 import { rolloutStateOf } from "../jobs/rollout-record.js";
-import { accessOf, channelAllowed, type Requester } from "./access.js";
+import { accessOf, channelAllowed, lookUpCluster, type Requester } from "./access.js";
 import type { RequestPolicy } from "./prepare-rollout.js";
 import { type ChannelNotAllowed, type Refused, refused, type UnknownCluster } from "./refusals.js";
 
 export interface ReadDeps extends RequestPolicy {
-  readonly store: JobStore;
+  readonly store: Pick<JobStore, "listJobs" | "readLock" | "history">;
 }
 
 /** An unfinished rollout: its record, its state (null when the record is of another schema version), its lock. */
@@ -32,17 +32,18 @@ export type HistoryResult =
   | Refused<ReadRefusal>;
 
 /** Rollouts shown by `history`. */
-export const HISTORY_LIMIT = 10;
+const HISTORY_LIMIT = 10;
 
 /** Read paths honour the channel restriction too: status shows requesters and thread links. */
 function readRefusal(deps: ReadDeps, cluster: string | undefined, requester: Requester): ReadRefusal | null {
-  const { config } = deps;
-  const clusterConfig = cluster === undefined ? undefined : config.clusters[cluster];
-  const access = accessOf(config, clusterConfig);
-  if (!channelAllowed(access, requester)) return { kind: "channel-not-allowed", channels: access.channels };
-  if (cluster !== undefined && clusterConfig === undefined)
-    return { kind: "unknown-cluster", cluster, known: Object.keys(config.clusters) };
-  return null;
+  if (cluster !== undefined) {
+    const found = lookUpCluster(deps.config, cluster, requester);
+    return found.kind === "found" ? null : found;
+  }
+  const access = accessOf(deps.config, undefined);
+  return channelAllowed(access, requester)
+    ? null
+    : { kind: "channel-not-allowed", channels: access.channels };
 }
 
 /** A cluster's unfinished rollouts and their lock, or (no cluster) the go-ahead to show every cluster. */

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Scenario } from "../../bench/scenarios.js";
 import { advanceUntil, workerReady } from "../../bench/sim-driver.js";
-import { type RunInProcessRollout, runConnectRollWith } from "../../bench/strategies/connect-roll.js";
-import type { RunningSim } from "../../src/sim/start-sim.js";
+import { type BenchRunner, runConnectRollWith } from "../../bench/strategies/connect-roll.js";
 
 const small: Scenario = {
   id: "a",
@@ -22,10 +21,9 @@ const small: Scenario = {
   spreadLeader: false,
 };
 
-/** A stand-in for runInProcessRollout: followers one at a time, each after the delay, leader last. */
-const standIn: RunInProcessRollout = async (options) => {
-  const sim = options.sim as RunningSim;
-  const cluster = sim.cluster;
+/** A stand-in for runBenchRollout: followers one at a time, each after the delay, leader last. */
+const standIn: BenchRunner = async (options) => {
+  const cluster = options.sim.cluster;
   const leader = cluster.state().leader;
   const order = [...cluster.workerNames().filter((w) => w !== leader), ...(leader ? [leader] : [])];
   for (const w of order) {
@@ -33,7 +31,7 @@ const standIn: RunInProcessRollout = async (options) => {
     advanceUntil(cluster, () => workerReady(cluster, w), 600_000);
     cluster.advance(w === leader ? 5_000 : 25_000);
   }
-  return { summary: { result: "succeeded", steps: order }, httpCalls: 30, polls: 6, cpuMs: 3 };
+  return { summary: { result: "succeeded", steps: order }, httpCalls: 30, polls: 6, probes: 0, cpuMs: 3 };
 };
 
 describe("connect-roll rows", () => {

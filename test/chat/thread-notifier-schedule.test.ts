@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { type SlackFailure, type SlackWebApi, slackApiError } from "../../src/chat/slack-web-api.js";
 import { createThreadNotifier } from "../../src/chat/thread-notifier.js";
-import { createManualClock, type ManualClock } from "./support/manual-clock.js";
+import { createManualClock, type ManualClock } from "../support/manual-clock.js";
 
 /** An in-memory SlackWebApi that records call times and fails as scripted. */
 function createScriptedApi(clock: ManualClock) {

@@ -5,7 +5,7 @@ import type { SlackWebApi } from "../../src/chat/slack-web-api.js";
 import { createThreadNotifier, type ThreadNotifierOptions } from "../../src/chat/thread-notifier.js";
 import { createWebClientSlackWebApi } from "../../src/chat/web-client-slack-web-api.js";
 import { isAppError } from "../../src/core/errors.js";
-import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
+import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/fake-slack-web-api.js";
 import { createDrivenClock, type DrivenClock } from "./support/driven-clock.js";
 
 const logger = pino({ level: "silent" });

@@ -75,6 +75,7 @@ describe("restart a worker over ssh (deploy/vm)", () => {
   it("upgrades it: the version reaches the simulator", async () => {
     const r = restarter();
     try {
+      const before = await restartsOf("worker-2");
       await r.restart({
         worker: target("worker-2"),
         kind: "upgrade",
@@ -82,10 +83,14 @@ describe("restart a worker over ssh (deploy/vm)", () => {
         image: null,
         stepId: "s2",
       });
-      await waitFor(
-        "worker-2 on 3.7.1 in the simulator",
-        () => sim.cluster.state().workers.find((w) => w.name === "worker-2")?.version === "3.7.1",
-      );
+      // The version changes as the worker starts booting; the simulator counts the restart (the next test reads the
+      // count) only once the worker runs again.
+      await waitFor("worker-2 running 3.7.1 in the simulator, its restart counted", async () => {
+        const restarts = await restartsOf("worker-2");
+        const worker = sim.cluster.state().workers.find((w) => w.name === "worker-2");
+        return worker?.version === "3.7.1" && worker.state === "running" && restarts >= before + 1;
+      });
+      expect(await restartsOf("worker-2")).toBe(before + 1);
       expect(sim.cluster.state().workers.find((w) => w.name === "worker-1")?.version).toBe("3.6.1");
     } finally {
       await r.close();

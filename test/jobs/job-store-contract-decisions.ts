@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { ErrorCode, isAppError } from "../../src/core/errors.js";
-import type { Decision, JobRecord } from "../../src/jobs/job-record.js";
+import type { Decision } from "../../src/core/rollout/rollout-types.js";
+import type { DecisionRecord, JobRecord } from "../../src/jobs/job-record.js";
 import type { JobStore } from "../../src/jobs/job-store.js";
 import { waitFor } from "../support/wait-for.js";
 import { aHistoryEntry, aJob } from "./job-fixtures.js";
@@ -34,7 +35,7 @@ export function decisionAndAuditContract(t: ContractContext): void {
       await store.saveJob(lease, next);
       return next;
     }
-    const decision = (by: string, d: Decision["decision"] = "approve"): Decision => ({
+    const decision = (by: string, d: Decision = "approve"): DecisionRecord => ({
       decision: d,
       by,
       at: 1,
@@ -67,7 +68,7 @@ export function decisionAndAuditContract(t: ContractContext): void {
     it("wakes a waiter as soon as a decision is recorded on any replica", async () => {
       const job = await awaiting("ap-3");
       const controller = new AbortController();
-      let woken: Decision | undefined;
+      let woken: DecisionRecord | undefined;
       const wait = store.waitForDecision(job.id, "ap-3", {
         signal: controller.signal,
         pollMs: NEVER_POLL_MS,

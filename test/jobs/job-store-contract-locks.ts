@@ -1,7 +1,10 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type AppError, ErrorCode, isAppError } from "../../src/core/errors.js";
 import type { JobStore, Lease } from "../../src/jobs/job-store.js";
 import { createLockKeeper } from "../../src/jobs/lock-keeper.js";
+import { createManualClock } from "../support/manual-clock.js";
+import { waitFor } from "../support/wait-for.js";
 import { aJob } from "./job-fixtures.js";
 import {
   type ContractContext,
@@ -12,8 +15,6 @@ import {
   silent,
   TTL,
 } from "./job-store-contract-support.js";
-import { createManualClock } from "./manual-clock.js";
-import { sleep, waitFor } from "./wait-for.js";
 
 /** Locks, fencing and the lock keeper on a real store. */
 export function lockContract(t: ContractContext): void {
@@ -111,7 +112,7 @@ export function lockContract(t: ContractContext): void {
       for (let i = 1; i <= 4; i++) {
         await sleep(70); // the store's time passes: 280 ms in all, past the 200 ms ttl
         await clock.advance(67);
-        await waitFor(() => renewals === i);
+        await waitFor(`renewal ${i}`, () => renewals === i, { timeoutMs: 2000, intervalMs: 5 });
       }
       expect(keeper.signal.aborted).toBe(false);
       expect(await store.readLock("prod")).toMatchObject({ jobId: lease.jobId });
@@ -134,7 +135,10 @@ export function lockContract(t: ContractContext): void {
       });
       await h.deleteLockKey("prod");
       await clock.advance(80);
-      await waitFor(() => keeper.signal.aborted, 1000);
+      await waitFor("the keeper's signal to abort", () => keeper.signal.aborted, {
+        timeoutMs: 1000,
+        intervalMs: 5,
+      });
       expect(isAppError(keeper.signal.reason, ErrorCode.LockLost)).toBe(true);
       // Nothing more: no renewal or expiry is left waiting, and time passing past the lease calls no one again.
       expect(clock.pending()).toBe(0);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { AppError, ErrorCode, isAppError } from "../../src/core/errors.js";
 import type { Lease } from "../../src/jobs/job-store.js";
 import { createLockKeeper } from "../../src/jobs/lock-keeper.js";
-import { createManualClock } from "./manual-clock.js";
+import { createManualClock } from "../support/manual-clock.js";
 
 const lease: Lease = { cluster: "prod", jobId: "job-1", owner: "bot-a", token: "t", fence: 1 };
 const logger = pino({ level: "silent" });

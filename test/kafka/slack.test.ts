@@ -7,7 +7,7 @@ import { configSchema } from "../../src/config/schema.js";
 import { createMemoryJobStore } from "../../src/jobs/memory-job-store.js";
 import { systemClock } from "../../src/jobs/system-clock.js";
 import type { RunningLab } from "../../src/lab/start-lab.js";
-import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
+import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/fake-slack-web-api.js";
 import {
   buildBlockActionRequest,
   buildSlashCommandRequest,
@@ -65,12 +65,14 @@ describe("the Slack bot rolls a real cluster", () => {
         logger,
         timeoutMs: 5_000,
       }),
-      transport: { kind: "http", signingSecret: SECRET },
-      botToken: BOT_TOKEN,
-      slackApiUrl: fake.apiUrl,
-      botId: "BLAB0001",
-      botUserId: fake.botUserId,
-      clientRetries: 0,
+      slack: {
+        transport: { kind: "http", signingSecret: SECRET },
+        botToken: BOT_TOKEN,
+        slackApiUrl: fake.apiUrl,
+        botId: "BLAB0001",
+        botUserId: fake.botUserId,
+        clientRetries: 0,
+      },
       logger,
       replicaId: "lab-replica",
       lockTtlMs: 30_000,

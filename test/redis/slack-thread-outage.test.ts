@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { serveCommand } from "../../src/cli/commands/serve.js";
 import { runCli } from "../../src/cli/main.js";
-import { startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
+import { startFakeSlackWebApi } from "../../src/sandbox/fake-slack-web-api.js";
 import { captureIo } from "../support/capture-io.js";
 import { sendSlashCommand } from "../support/send-slash-command.js";
 import { waitFor } from "../support/wait-for.js";

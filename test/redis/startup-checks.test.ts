@@ -6,7 +6,7 @@ import { stringify } from "yaml";
 import { serveCommand } from "../../src/cli/commands/serve.js";
 import { runCli } from "../../src/cli/main.js";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
-import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
+import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/fake-slack-web-api.js";
 import { captureIo } from "../support/capture-io.js";
 import { waitFor } from "../support/wait-for.js";
 import { startFaultCluster, startRun, summaryOf } from "./fault-harness.js";

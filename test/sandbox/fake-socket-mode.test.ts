@@ -1,6 +1,6 @@
 import { WebSocket } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
+import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/fake-slack-web-api.js";
 
 let fake: FakeSlackWebApi | undefined;
 afterEach(async () => {

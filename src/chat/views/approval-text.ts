@@ -85,7 +85,7 @@ function seenLine(worker: string, seen: WorkerSeen): string {
 }
 
 /** "connector orders: task count 6 → 8", "connector audit was created". */
-export function freezeChangeLine(change: FreezeChange): string {
+function freezeChangeLine(change: FreezeChange): string {
   switch (change.kind) {
     case "deleted":
       return `connector ${change.connector} was deleted`;

@@ -38,13 +38,13 @@ function standing(state: RolloutState, step: StepRecord): string {
 }
 
 /** "connect-1, connect-2, … +3 more" (escaped). */
-export function nameList(names: readonly string[], shown = NAMES_SHOWN): string {
+function nameList(names: readonly string[], shown = NAMES_SHOWN): string {
   const head = names.slice(0, shown).map(escapeMrkdwn).join(", ");
   return names.length > shown ? `${head} +${names.length - shown} more` : head;
 }
 
 /** One line per group of workers: "• 4 on 3.7.1: connect-1, connect-2, …". */
-export function workerGroupLines(state: RolloutState): string[] {
+function workerGroupLines(state: RolloutState): string[] {
   const groups = new Map<string, string[]>();
   for (const step of state.steps) {
     const key = standing(state, step);
@@ -56,12 +56,12 @@ export function workerGroupLines(state: RolloutState): string[] {
 }
 
 /** The step that was in flight (restart issued, not done), if any. */
-export function inFlightStep(state: RolloutState): StepRecord | undefined {
+function inFlightStep(state: RolloutState): StepRecord | undefined {
   return state.steps.find((s) => IN_FLIGHT.has(s.status));
 }
 
 /** "Step 4 (connect-4) was in flight: restart issued at 14:03 UTC, back on 3.7.1, the gate had not passed: …". */
-export function inFlightLine(state: RolloutState, step: StepRecord): string {
+function inFlightLine(state: RolloutState, step: StepRecord): string {
   const parts: string[] = [];
   if (step.restartIssuedAt !== null) parts.push(`restart issued at ${utcTime(step.restartIssuedAt)}`);
   if (step.backAt !== null) {

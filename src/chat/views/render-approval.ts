@@ -44,7 +44,7 @@ export function renderApprovalDecided(
 }
 
 /** "✅ Approved by <@U2> at 14:03 UTC", "🛑 Aborted by …", "⏳ Keep waiting (asked by …)", "⚠️ Continued anyway by …". */
-export function decisionText(record: ApprovalRecord): string {
+function decisionText(record: ApprovalRecord): string {
   const who = mention(record.by);
   const at = utcTime(record.at);
   switch (record.decision) {

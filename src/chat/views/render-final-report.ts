@@ -97,7 +97,7 @@ const STATUS_WORD: Readonly<Record<StepRecord["status"], string>> = {
 };
 
 /** One fixed-width line per step (escaped, for a code block). */
-export function stepTable(state: RolloutState): string[] {
+function stepTable(state: RolloutState): string[] {
   const width = Math.min(NAME_WIDTH, Math.max(6, ...state.steps.map((s) => s.worker.length)));
   const head = `${"#".padStart(3)}  ${"worker".padEnd(width)}  ${"result".padEnd(11)}  restart  settle   moved  downtime`;
   const rows = state.steps.map((s) => {

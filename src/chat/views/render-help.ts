@@ -1,5 +1,5 @@
 import { context, message, section, type ViewMessage } from "./blocks.js";
-import { escapeMrkdwn, fitLines, MAX_LINE, MAX_SECTION_TEXT, truncateText } from "./limits.js";
+import { escapeMrkdwn } from "./limits.js";
 
 const COMMANDS: readonly (readonly [string, string])[] = [
   [
@@ -32,14 +32,4 @@ export function renderHelp(commandName = "/connect-roll"): ViewMessage {
     section(lines.join("\n")),
     context("Progress, approvals and the final report go to a thread in this channel."),
   ]);
-}
-
-/** An ephemeral refusal: what was refused and why, then what to do (lines escaped and bounded). */
-export function renderRefusal(title: string, lines: readonly string[]): ViewMessage {
-  const safeTitle = truncateText(escapeMrkdwn(title), MAX_LINE);
-  const body = fitLines(
-    lines.map((l) => truncateText(escapeMrkdwn(l), 1000)),
-    MAX_SECTION_TEXT - safeTitle.length - 10,
-  );
-  return message(`🚫 ${safeTitle}`, [section([`*🚫 ${safeTitle}*`, ...body].join("\n"))]);
 }

@@ -23,7 +23,7 @@ export interface HistoryViewEntry {
 
 const ICON = { succeeded: "✅", aborted: "🛑", failed: "❌" } as const;
 /** Rollouts shown at most; older ones are counted. */
-export const MAX_HISTORY_SHOWN = 20;
+const MAX_HISTORY_SHOWN = 20;
 
 /** The last rollouts (newest first as given), for an ephemeral reply. */
 export function renderHistory(entries: readonly HistoryViewEntry[], cluster?: string): ViewMessage {

@@ -105,7 +105,7 @@ export function renderOverviewMessage(overviews: readonly ClusterOverview[], now
 }
 
 /** Slack's limit of blocks in a Home tab view. */
-export const MAX_HOME_BLOCKS = 100;
+const MAX_HOME_BLOCKS = 100;
 
 /** The App Home tab (`views.publish`): the same overview, with a header and dividers; at most 100 blocks. */
 export function renderHomeView(

@@ -23,7 +23,7 @@ export function approvalLabel(kind: ApprovalKind): string {
 }
 
 /** The versions the workers ran before, e.g. "3.6.1" or "3.6.0/3.6.1" (plain, unescaped). */
-export function fromVersions(state: RolloutState): string {
+function fromVersions(state: RolloutState): string {
   const versions = [...new Set(state.steps.map((s) => s.fromVersion).filter((v): v is string => v !== null))];
   return versions.length === 0 ? "?" : versions.sort().join("/");
 }
@@ -68,14 +68,14 @@ export function disruptionText(t: RolloutTotals): string {
 }
 
 /** The step the phase is about, if any. */
-export function phaseStep(state: RolloutState): StepRecord | undefined {
+function phaseStep(state: RolloutState): StepRecord | undefined {
   const p = state.phase;
   const n = "step" in p ? p.step : p.kind === "awaiting-approval" ? p.approval.step : null;
   return n === null ? undefined : state.steps.find((s) => s.step === n);
 }
 
 /** "connect-2 (step 3/6)", escaped. */
-export function stepName(state: RolloutState, step: StepRecord): string {
+function stepName(state: RolloutState, step: StepRecord): string {
   return `${escapeMrkdwn(step.worker)} (step ${step.step}/${state.steps.length})`;
 }
 
@@ -87,7 +87,7 @@ export function targetOf(state: RolloutState, step: StepRecord): string {
 }
 
 /** Time left of the scheduled delay for a held reason: from the settling baseline when known, else the reason. */
-export function heldRemainingMs(
+function heldRemainingMs(
   state: RolloutState,
   reason: Extract<GateReason, { code: "held-by-scheduled-delay" }>,
   now: number,
@@ -100,7 +100,7 @@ export function heldRemainingMs(
 }
 
 /** "waiting: 14 tasks held by the scheduled delay, 2m10s left" or the most important reason. */
-export function waitingText(state: RolloutState, step: StepRecord, now: number): string {
+function waitingText(state: RolloutState, step: StepRecord, now: number): string {
   const first = orderReasons(step.gate)[0];
   if (first === undefined) return `waiting for the cluster to settle after ${stepName(state, step)}`;
   if (first.code === "held-by-scheduled-delay") {

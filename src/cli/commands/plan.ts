@@ -1,9 +1,8 @@
 import { rolloutSettingsFor } from "../../composition/compose-cluster.js";
-import { preflightCluster } from "../../composition/preflight.js";
 import { toPlanJson } from "../../core/plan/plan-json.js";
 import { planRollout } from "../../core/plan/plan-rollout.js";
 import { renderPlanText } from "../../core/plan/render-plan-text.js";
-import { loadClusterContext } from "../cluster-context.js";
+import { loadClusterContext, preflightContext } from "../cluster-context.js";
 import { type CliCommand, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
 import { oneLine } from "../one-line.js";
@@ -45,14 +44,7 @@ Options:
       return ctx.exitCode;
     }
     const logger = createRootLogger({ level: io.env.LOG_LEVEL ?? "warn", pretty: false });
-    const preflight = await preflightCluster({
-      name: ctx.name,
-      cluster: ctx.cluster,
-      env: io.env,
-      logger,
-      signal: io.signal,
-      checkReachable: false,
-    });
+    const preflight = await preflightContext(ctx, io, logger, false);
     if (preflight.kind === "error") {
       io.stderr.write(`connect-roll plan: cannot read ${ctx.name}: ${preflight.problems.join("; ")}\n`);
       return ExitCode.Failed;

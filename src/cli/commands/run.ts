@@ -6,7 +6,6 @@ import {
   restartTargetsFor,
   rolloutSettingsFor,
 } from "../../composition/compose-cluster.js";
-import { preflightCluster } from "../../composition/preflight.js";
 import { readEnv } from "../../config/env.js";
 import type { ClusterReader } from "../../connect/cluster-reader.js";
 import { isAppError } from "../../core/errors.js";
@@ -20,7 +19,7 @@ import {
   type PrepareRefusal,
 } from "../../usecases/prepare-rollout.js";
 import { type ApprovePolicy, createCliApprovals, parseApproveFlag } from "../cli-approvals.js";
-import { loadClusterContext } from "../cluster-context.js";
+import { loadClusterContext, preflightContext } from "../cluster-context.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
 import { oneLine } from "../one-line.js";
@@ -150,14 +149,7 @@ async function runRollout(
   if (checked.kind === "refused") return refuse(checked.reason);
   const rollout = checked.rollout;
   // Everything that can fail is checked before a job or a lock exists: a refusal leaves nothing behind.
-  const preflight = await preflightCluster({
-    name: ctx.name,
-    cluster: ctx.cluster,
-    env: io.env,
-    logger,
-    signal: io.signal,
-    checkReachable: true,
-  }).catch((e: unknown) => {
+  const preflight = await preflightContext(ctx, io, logger, true).catch((e: unknown) => {
     if (io.signal.aborted) return { kind: "error" as const, problems: ["interrupted"] };
     throw e;
   });

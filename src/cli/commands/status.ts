@@ -1,11 +1,12 @@
 import { formatDuration } from "../../core/format-duration.js";
 import type { JobRecord } from "../../jobs/job-record.js";
-import type { JobStore, LockHolder } from "../../jobs/job-store.js";
+import type { LockHolder } from "../../jobs/job-store.js";
 import { rolloutStateOf } from "../../jobs/rollout-record.js";
+import type { OperatorCommandStore } from "../../jobs/store-roles.js";
 import { type CliCommand, ExitCode } from "../command.js";
 import { openOperatorStore, unknownClusterMessage } from "../operator-store.js";
 
-export interface ClusterStatus {
+interface ClusterStatus {
   readonly cluster: string;
   /** The unfinished rollout, if any. */
   readonly job: {
@@ -25,8 +26,8 @@ export interface ClusterStatus {
   readonly note: string | null;
 }
 
-export async function readClusterStatus(
-  store: JobStore,
+async function readClusterStatus(
+  store: OperatorCommandStore,
   clusters: readonly string[],
 ): Promise<ClusterStatus[]> {
   const jobs = await store.listJobs({ unfinishedOnly: true });

@@ -1,9 +1,10 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { JobStore, LockHolder } from "../../jobs/job-store.js";
+import type { LockHolder } from "../../jobs/job-store.js";
+import type { OperatorCommandStore } from "../../jobs/store-roles.js";
 import { type CliCommand, ExitCode } from "../command.js";
 import { openOperatorStore, unknownClusterMessage } from "../operator-store.js";
 
-export type UnlockVerdict =
+type UnlockVerdict =
   | { readonly kind: "free" }
   | { readonly kind: "renewed"; readonly holder: LockHolder }
   | { readonly kind: "stale"; readonly holder: LockHolder };
@@ -12,8 +13,8 @@ export type UnlockVerdict =
  * Watches the lock for longer than one renewal period (a live lock keeper renews every third of its TTL): a lease
  * that moves forward has a live owner. `pollMs` is how often it looks.
  */
-export async function watchLock(
-  store: JobStore,
+async function watchLock(
+  store: OperatorCommandStore,
   cluster: string,
   watchMs: number,
   signal: AbortSignal,

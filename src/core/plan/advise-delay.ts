@@ -4,7 +4,7 @@ import type { DelayAnalysis, Finding, ResolvedPlanPolicy } from "./plan-types.js
 import { DEFAULT_SCHEDULED_REBALANCE_MAX_DELAY_MS } from "./resolve-plan-policy.js";
 
 /** Headroom over the expected restart when recommending a delay. */
-export const DELAY_MARGIN_MS = 30_000;
+const DELAY_MARGIN_MS = 30_000;
 
 export interface DelayAdvice {
   readonly analysis: DelayAnalysis;

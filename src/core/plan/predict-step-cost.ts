@@ -41,17 +41,16 @@ export function predictStepCost(input: StepCostInput): StepCost {
   const rb = REBALANCE_ALLOWANCE_MS;
   const settle = input.settleMs ?? SETTLE_ALLOWANCE_MS;
   const bounceWall = restartMs + 2 * rb + settle;
-  if (workers <= 1) {
-    const down = restartMs + rb;
-    return {
-      disruption: "held",
-      downtimeMs: down,
-      taskDowntimeMs: tasks * down,
-      moves: 0,
-      interruptions: 0,
-      wallMs: bounceWall,
-    };
-  }
+  /** The worker's tasks wait for it (or for the deadline), nothing moves. */
+  const held = (downMs: number, wallMs = bounceWall): StepCost => ({
+    disruption: "held",
+    downtimeMs: downMs,
+    taskDowntimeMs: tasks * downMs,
+    moves: 0,
+    interruptions: 0,
+    wallMs,
+  });
+  if (workers <= 1) return held(restartMs + rb);
   const share = Math.min(tasks, Math.floor(totalTasks / workers));
   if (input.eager) {
     const interruptions = Math.max(0, totalTasks - tasks) + Math.max(0, totalTasks - share);
@@ -74,26 +73,8 @@ export function predictStepCost(input: StepCostInput): StepCost {
   });
   if (input.isLeader) return reassigned("leader", rb);
   if (delayMs === 0 && input.zeroDelayReassigns) return reassigned("reassigned", rb);
-  if (delayMs === 0) {
-    // Before KAFKA-15693 lost work waits for an unrelated rebalance: this is a lower bound (a finding says so).
-    const down = restartMs + rb;
-    return {
-      disruption: "held",
-      downtimeMs: down,
-      taskDowntimeMs: tasks * down,
-      moves: 0,
-      interruptions: 0,
-      wallMs: bounceWall,
-    };
-  }
+  // Before KAFKA-15693 lost work waits for an unrelated rebalance: this is a lower bound (a finding says so).
+  if (delayMs === 0) return held(restartMs + rb);
   if (restartMs >= delayMs) return reassigned("reassigned", delayMs + rb);
-  const down = (input.heldMs ?? delayMs) + rb;
-  return {
-    disruption: "held",
-    downtimeMs: down,
-    taskDowntimeMs: tasks * down,
-    moves: 0,
-    interruptions: 0,
-    wallMs: delayMs + rb + settle,
-  };
+  return held((input.heldMs ?? delayMs) + rb, delayMs + rb + settle);
 }

@@ -3,12 +3,12 @@ import { SETTLE_ALLOWANCE_MS } from "./predict-step-cost.js";
 
 /** Connect's default `scheduled.rebalance.max.delay.ms` (docs/connect-behaviour.md#settings-and-their-defaults). */
 export const DEFAULT_SCHEDULED_REBALANCE_MAX_DELAY_MS = 300_000;
-export const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
 /** The held-share cap is an optional safety knob: by default it never binds (the deadline bounds a window). */
-export const DEFAULT_WINDOW_MAX_HELD_SHARE = 1;
-export const DEFAULT_WINDOW_MARGIN_FLOOR_MS = 5_000;
-export const DEFAULT_RESTART_JITTER = 0.1;
-export const DEFAULT_WINDOW_PROBE_INTERVAL_MS = 1_000;
+const DEFAULT_WINDOW_MAX_HELD_SHARE = 1;
+const DEFAULT_WINDOW_MARGIN_FLOOR_MS = 5_000;
+const DEFAULT_RESTART_JITTER = 0.1;
+const DEFAULT_WINDOW_PROBE_INTERVAL_MS = 1_000;
 
 /** Fills the optional fields of a `PlanPolicy` with their defaults. */
 export function resolvePlanPolicy(policy: PlanPolicy): ResolvedPlanPolicy {

@@ -24,10 +24,10 @@ import { enterWindowOf, windowKeyOf } from "./windows.js";
  */
 
 /** About the rollout, first: a pause or abort that waits applies before anything else; no step left finishes. */
-export const ROLLOUT_GUARDS: readonly RolloutGuard[] = [applyPendingControl, finishAfterLastStep];
+const ROLLOUT_GUARDS: readonly RolloutGuard[] = [applyPendingControl, finishAfterLastStep];
 
 /** Then about the next step, in this order. */
-export const STEP_GUARDS: readonly StepGuard[] = [
+const STEP_GUARDS: readonly StepGuard[] = [
   askAboutConfigChanges,
   gateRetryThatActed,
   skipWorkerOnTarget,

@@ -85,7 +85,7 @@ const WAITING_FOR_DEADLINE: ReadonlySet<GateReason["code"]> = new Set([
 ]);
 
 /** After the deadline (or the closing leader's return), the first look at the cluster: time to rebalance. */
-export const DEADLINE_ALLOWANCE_MS = 1_000;
+const DEADLINE_ALLOWANCE_MS = 1_000;
 
 /**
  * The gate at the end of a pace window. Before the deadline, while nothing but the window's held tasks is missing

@@ -1,6 +1,6 @@
 import type { GatePolicy, ResolvedGatePolicy } from "./settle-types.js";
 
-export const GATE_POLICY_DEFAULTS: ResolvedGatePolicy = {
+const GATE_POLICY_DEFAULTS: ResolvedGatePolicy = {
   consecutivePolls: 3,
   quietPeriodMs: 10_000,
   expectedSettleMs: 120_000,

@@ -20,7 +20,7 @@ export interface WebhookRestarterOptions {
 }
 
 /** The JSON body of a webhook restart request. */
-export interface WebhookRestartPayload {
+interface WebhookRestartPayload {
   readonly type: "connect-roll.restart-worker";
   readonly stepId: string;
   readonly worker: {

@@ -37,18 +37,20 @@ function revocationsFor(total: number, workers: readonly WorkerLoad[], pick: Pic
   return result;
 }
 
+/** The worker's set in `sets`, added empty when it has none yet. */
+function workSetOf(sets: Map<string, WorkSet>, worker: string): WorkSet {
+  let set = sets.get(worker);
+  if (!set) {
+    set = emptyWorkSet();
+    sets.set(worker, set);
+  }
+  return set;
+}
+
 function combine(connectors: Map<string, string[]>, tasks: Map<string, string[]>): Map<string, WorkSet> {
   const result = new Map<string, WorkSet>();
-  const get = (worker: string): WorkSet => {
-    let set = result.get(worker);
-    if (!set) {
-      set = emptyWorkSet();
-      result.set(worker, set);
-    }
-    return set;
-  };
-  for (const [worker, list] of connectors) for (const c of list) get(worker).connectors.add(c);
-  for (const [worker, list] of tasks) for (const t of list) get(worker).tasks.add(t);
+  for (const [worker, list] of connectors) for (const c of list) workSetOf(result, worker).connectors.add(c);
+  for (const [worker, list] of tasks) for (const t of list) workSetOf(result, worker).tasks.add(t);
   return result;
 }
 
@@ -102,23 +104,15 @@ export function performTaskRevocation(
       if (variant === "floor" && budget === 0) break;
     }
   };
-  const get = (worker: string): WorkSet => {
-    let set = result.get(worker);
-    if (!set) {
-      set = emptyWorkSet();
-      result.set(worker, set);
-    }
-    return set;
-  };
   revokeKind(
     active.connectors.size,
     (w) => w.connectors,
-    (worker, c) => get(worker).connectors.add(c),
+    (worker, c) => workSetOf(result, worker).connectors.add(c),
   );
   revokeKind(
     active.tasks.size,
     (w) => w.tasks,
-    (worker, t) => get(worker).tasks.add(t),
+    (worker, t) => workSetOf(result, worker).tasks.add(t),
   );
   return result;
 }

@@ -38,7 +38,7 @@ export function createLostAssignmentState(): LostAssignmentState {
   };
 }
 
-export function resetDelay(state: LostAssignmentState): void {
+function resetDelay(state: LostAssignmentState): void {
   state.candidates.clear();
   state.scheduledRebalance = 0;
   state.delay = 0;

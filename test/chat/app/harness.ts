@@ -11,7 +11,7 @@ import { configSchema } from "../../../src/config/schema.js";
 import type { JobStore } from "../../../src/jobs/job-store.js";
 import { createRedisJobStore } from "../../../src/jobs/redis-job-store.js";
 import { systemClock } from "../../../src/jobs/system-clock.js";
-import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../../src/sandbox/slack-web-api.js";
+import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../../src/sandbox/fake-slack-web-api.js";
 import {
   appHomeOpenedEvent,
   blockActionPayload,
@@ -204,20 +204,24 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       config,
       store,
       api,
-      transport: socket
-        ? {
-            kind: "socket",
-            appToken: APP_TOKEN,
-            healthPort: 0,
-            healthHost: "127.0.0.1",
-            clientPingTimeoutMs: 2000,
-          }
-        : { kind: "http", signingSecret: SECRET },
-      botToken: BOT_TOKEN,
-      slackApiUrl: fake.apiUrl,
-      botId: "BBOT0001",
-      botUserId: fake.botUserId,
-      clientRetries: 0,
+      slack: {
+        transport: socket
+          ? {
+              kind: "socket",
+              appToken: APP_TOKEN,
+              healthPort: 0,
+              healthHost: "127.0.0.1",
+              clientPingTimeoutMs: 2000,
+            }
+          : { kind: "http", signingSecret: SECRET },
+        botToken: BOT_TOKEN,
+        slackApiUrl: fake.apiUrl,
+        botId: "BBOT0001",
+        botUserId: fake.botUserId,
+        clientRetries: 0,
+        parentWaitMs: options.parentWaitMs ?? 3000,
+        ...(options.replyWithinMs === undefined ? {} : { replyWithinMs: options.replyWithinMs }),
+      },
       logger: logger.child({ replica: i }),
       replicaId: `replica-${i}`,
       lockTtlMs: options.lockTtlMs ?? 5000,
@@ -227,8 +231,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       notifier: { postIntervalMs: 20, minUpdateIntervalMs: 50, baseBackoffMs: 50 },
       approvalPollMs: 100,
       orphanSweepMs: options.orphanSweepMs ?? 60_000,
-      parentWaitMs: options.parentWaitMs ?? 3000,
-      ...(options.replyWithinMs === undefined ? {} : { replyWithinMs: options.replyWithinMs }),
     });
     const { port } = await runtime.start(0);
     replicas.push({ runtime, port, redis, store });

@@ -1,5 +1,5 @@
 import type { Clock } from "../../../src/core/clock.js";
-import { settle } from "./manual-clock.js";
+import { settle } from "../../support/manual-clock.js";
 
 interface Timer {
   readonly at: number;

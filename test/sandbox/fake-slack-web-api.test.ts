@@ -1,6 +1,6 @@
 import { WebClient } from "@slack/web-api";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/slack-web-api.js";
+import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/fake-slack-web-api.js";
 import type { StoreChange } from "../../src/sandbox/web-api-store.js";
 
 const token = "xoxb-sandbox";

@@ -1,23 +1,21 @@
-import type { Clock } from "../../../src/core/clock.js";
+import type { Clock } from "../../src/core/clock.js";
 
-interface Timer {
-  at: number;
-  resolve: () => void;
-}
-
+/** A Clock whose time moves only when a test says so (the lock keeper, the thread notifier's schedule). */
 export interface ManualClock extends Clock {
-  /** Moves time forward, firing due sleeps in order and letting the woken code run. */
+  /** Moves time forward by `ms`, waking due sleeps in order and letting the woken code run before the next. */
   advance(ms: number): Promise<void>;
+  /** Sleeps not yet woken or aborted. */
+  pending(): number;
 }
 
-/** Lets pending promise chains (and I/O callbacks) run. */
+/** Lets pending promise chains (and callbacks of finished I/O) run. */
 export async function settle(): Promise<void> {
   for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));
 }
 
 export function createManualClock(start = 0): ManualClock {
   let now = start;
-  const timers = new Set<Timer>();
+  const sleeps = new Set<{ at: number; wake: () => void }>();
   return {
     now: () => now,
     sleep(ms, signal) {
@@ -26,12 +24,12 @@ export function createManualClock(start = 0): ManualClock {
           reject(signal.reason);
           return;
         }
-        const timer: Timer = { at: now + Math.max(0, ms), resolve };
-        timers.add(timer);
+        const entry = { at: now + Math.max(0, ms), wake: resolve };
+        sleeps.add(entry);
         signal?.addEventListener(
           "abort",
           () => {
-            timers.delete(timer);
+            sleeps.delete(entry);
             reject(signal.reason);
           },
           { once: true },
@@ -42,14 +40,15 @@ export function createManualClock(start = 0): ManualClock {
       const target = now + ms;
       for (;;) {
         await settle();
-        const due = [...timers].filter((t) => t.at <= target).sort((a, b) => a.at - b.at)[0];
+        const due = [...sleeps].filter((s) => s.at <= target).sort((a, b) => a.at - b.at)[0];
         if (due === undefined) break;
-        timers.delete(due);
+        sleeps.delete(due);
         now = Math.max(now, due.at);
-        due.resolve();
+        due.wake();
       }
       now = target;
       await settle();
     },
+    pending: () => sleeps.size,
   };
 }
