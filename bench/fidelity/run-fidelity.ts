@@ -5,7 +5,7 @@ import { KNOWN_DIFFERENCES } from "./known-differences.js";
 import { type Observation, SCENARIOS, type Scenario } from "./scenarios.js";
 
 /**
- * `npm run fidelity -- --kafka V[,V…] [--scenario NAME] [--json FILE]`: every scenario on the simulator (virtual time)
+ * `npm run fidelity -- --kafka V[,V…] [--scenario NAME[,NAME…]] [--json FILE]`: every scenario on the simulator (virtual time)
  * and on the real lab (real time) with the same parameters; a table of what each saw. Exit 0 only when everything
  * agrees or is a known, explained difference.
  */
@@ -86,7 +86,9 @@ export async function runFidelity(
   const rows: Row[] = [];
   for (const version of versions) {
     for (const kind of ["base", "eager", "compatible", "mixed"] as const) {
-      const scenarios = SCENARIOS.filter((s) => s.shape === kind && (only === null || s.name === only));
+      const scenarios = SCENARIOS.filter(
+        (s) => s.shape === kind && (only === null || only.split(",").includes(s.name)),
+      );
       if (scenarios.length === 0) continue;
       const shape = shapeFor(kind, version);
       if (kind === "mixed" && (shape.alsoVersions ?? []).length === 0) continue;
@@ -158,8 +160,11 @@ async function main(): Promise<number> {
     .map((v) => v.trim())
     .filter((v) => v !== "");
   const only = values.scenario ?? null;
-  if (only !== null && !SCENARIOS.some((s) => s.name === only)) {
-    process.stderr.write(`fidelity: unknown scenario ${only} (${SCENARIOS.map((s) => s.name).join(", ")})\n`);
+  const unknown = (only ?? "").split(",").filter((n) => n !== "" && !SCENARIOS.some((s) => s.name === n));
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `fidelity: unknown scenario ${unknown.join(", ")} (${SCENARIOS.map((s) => s.name).join(", ")})\n`,
+    );
     return 2;
   }
   const rows = await runFidelity(versions, only, (l) => process.stderr.write(`fidelity: ${l}\n`));
