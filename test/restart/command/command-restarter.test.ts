@@ -61,6 +61,17 @@ describe("command restarter", () => {
   afterEach(() => {
     for (const cleanup of cleanups.splice(0)) cleanup();
   });
+  /** A command that writes its pid file and then hangs until it is killed. */
+  const hangingCommand = () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const pidFile = join(dir, "pids.json");
+    const restarter = createCommandRestarter({
+      argv: [process.execPath, fixture("hang.mjs"), pidFile],
+      timeoutMs: 10_000,
+    });
+    return { restarter, pidFile };
+  };
   const req = (overrides: Partial<RestartRequest> = {}): RestartRequest => ({
     worker,
     kind: "upgrade",
@@ -146,13 +157,7 @@ describe("command restarter", () => {
   });
 
   it("stops a running command when the request is aborted", async () => {
-    const { dir, remove } = tempDir();
-    cleanups.push(remove);
-    const pidFile = join(dir, "pids.json");
-    const restarter = createCommandRestarter({
-      argv: [process.execPath, fixture("hang.mjs"), pidFile],
-      timeoutMs: 10_000,
-    });
+    const { restarter, pidFile } = hangingCommand();
     const controller = new AbortController();
     const pending = restarter.restart(req({ signal: controller.signal })).catch((e: unknown) => e);
     await waitFor("the command to run (its pid file)", () => existsSync(pidFile));
@@ -190,13 +195,7 @@ describe("command restarter", () => {
   });
 
   it("kills running commands on close", async () => {
-    const { dir, remove } = tempDir();
-    cleanups.push(remove);
-    const pidFile = join(dir, "pids.json");
-    const restarter = createCommandRestarter({
-      argv: [process.execPath, fixture("hang.mjs"), pidFile],
-      timeoutMs: 10_000,
-    });
+    const { restarter, pidFile } = hangingCommand();
     const pending = restarter.restart(req()).catch((e: unknown) => e);
     await waitFor("the command to run (its pid file)", () => existsSync(pidFile));
     await restarter.close();

@@ -40,7 +40,8 @@ function restarterFor(
 ): WorkerRestarter {
   return createKubernetesRestarter({
     apiUrl: api.url,
-    token: TOKEN,
+    // A token file given instead replaces the token.
+    ...(extra.tokenFile === undefined ? { token: TOKEN } : {}),
     namespace: "kafka",
     statefulSet: "connect",
     container: "connect",
@@ -177,17 +178,7 @@ describe("kubernetes restarter", () => {
     writeFileSync(join(dir, "token"), `${TOKEN}\n`);
     const api = await startFakeKubernetesApi(base);
     cleanups.push(() => api.close());
-    const restarter = createKubernetesRestarter({
-      apiUrl: api.url,
-      tokenFile: join(dir, "token"),
-      namespace: "kafka",
-      statefulSet: "connect",
-      container: "connect",
-      strategy: "on-delete",
-      timeoutMs: 2000,
-      pollMs: 10,
-      podReadyTimeoutMs: 2000,
-    });
+    const restarter = restarterFor(api, { tokenFile: join(dir, "token") });
     cleanups.push(() => restarter.close());
     await restarter.restart(upgrade(0));
     expect(api.recreations).toEqual(["connect-0"]);
