@@ -2,7 +2,8 @@
 // folders of src/ that point the wrong way. Each folder lists the folders it may import (type-only imports count:
 // a type names a dependency as much as a value does). The layers, from the ground up:
 //   core, process                pure rollout domain; a bounded child-process runner
-//   sim, lab                     the simulator and the real-Kafka lab: know nothing of the bot
+//   sim, lab                     the simulator and the real-Kafka lab: know nothing of the bot (and sim not the
+//                                planner's model of Kafka: FORBIDDEN below)
 //   restart                      the executors, each with its piece of the config file (src/restart/executors.ts)
 //   config, connect              configuration (built with the executors' pieces), the Connect REST/metrics adapters
 //   jobs                         the rollout runner and its Redis/in-memory stores
@@ -47,6 +48,17 @@ const ALLOWED = {
   "cli.ts": ["cli"],
 };
 
+/**
+ * Files a folder may not import although its layer allows their folder, and why. The simulator uses core's types and
+ * helpers, but holds its own model of Kafka's behaviour: were it to take the planner's, it could no longer catch the
+ * planner's mistakes.
+ */
+const FORBIDDEN = {
+  sim: {
+    "core/protocol.ts": "the simulator models Kafka's protocols and fixes itself (src/sim/protocol-model.ts)",
+  },
+};
+
 // The tree to check: src/ of this checkout, or the folder given as the first argument (the check's own test).
 const root = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), "..", "src");
 const importPattern = /(?:^|[\s;])(?:import|export)\b[^"'`;]*?(?:from\s*)?["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
@@ -59,6 +71,7 @@ function* sourceFiles(dir) {
   }
 }
 
+const posix = (path) => path.split(sep).join("/");
 const folderOf = (path) => relative(root, path).split(sep)[0];
 const problems = [];
 for (const file of sourceFiles(root)) {
@@ -72,11 +85,16 @@ for (const file of sourceFiles(root)) {
     const target = normalize(join(dirname(file), match[1] ?? match[2]));
     if (!target.startsWith(root + sep)) continue;
     const to = folderOf(target);
+    // A TypeScript file names its imports by their emitted .js names; report the source file.
+    const imported = posix(file.endsWith(".ts") ? relative(root, target).replace(/\.js$/, ".ts") : relative(root, target));
+    const forbidden = FORBIDDEN[from]?.[imported];
+    if (forbidden !== undefined) {
+      problems.push(`src/${posix(relative(root, file))} imports src/${imported}: ${forbidden}`);
+      continue;
+    }
     if (to === from || allowed.includes(to)) continue;
     const may = allowed.length === 0 ? "nothing outside itself" : `only ${allowed.join(", ")}`;
-    // A TypeScript file names its imports by their emitted .js names; report the source file.
-    const imported = file.endsWith(".ts") ? relative(root, target).replace(/\.js$/, ".ts") : relative(root, target);
-    problems.push(`src/${relative(root, file)} imports src/${imported}: ${from} may import ${may}`);
+    problems.push(`src/${posix(relative(root, file))} imports src/${imported}: ${from} may import ${may}`);
   }
 }
 

@@ -56,6 +56,20 @@ describe("the folder-level dependency check", () => {
     expect(lines.at(-1)).toMatch(/^3 import\(s\) point the wrong way/);
   });
 
+  it("keeps the simulator off the planner's model of Kafka, while it may use the rest of core", async () => {
+    const root = tree({
+      "core/protocol.ts": "export const p = 1;\n",
+      "core/version.ts": "export const v = 1;\n",
+      "sim/model.ts": 'import { p } from "../core/protocol.js";\nimport { v } from "../core/version.js";\n',
+    });
+    const { code, stderr } = await check(root);
+    expect(code).toBe(1);
+    expect(stderr.trim().split("\n")).toEqual([
+      "src/sim/model.ts imports src/core/protocol.ts: the simulator models Kafka's protocols and fixes itself (src/sim/protocol-model.ts)",
+      "1 import(s) point the wrong way between folders (the layers: scripts/check-layers.mjs)",
+    ]);
+  });
+
   it("asks for a layer when a new folder appears", async () => {
     const { code, stderr } = await check(tree({ "plugins/p.ts": "export const p = 1;\n" }));
     expect(code).toBe(1);
