@@ -17,7 +17,7 @@ import { defineConfig } from "vitest/config";
 const REDIS = [
   "test/redis/**/*.test.ts",
   "test/chat/app/**/*.test.ts",
-  "test/jobs/redis-job-store.test.ts",
+  "test/jobs/redis/redis-job-store.test.ts",
   "test/rollout/rollout-redis.test.ts",
   "test/cli/operator-commands.test.ts",
   "test/cli/run-preflight.test.ts",

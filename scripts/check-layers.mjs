@@ -1,12 +1,15 @@
 // Folder-level dependency check (`npm run lint`): dpdm finds circles between files; this finds arrows between the
 // folders of src/ that point the wrong way. Each folder lists the folders it may import (type-only imports count:
-// a type names a dependency as much as a value does). The layers, from the ground up:
+// a type names a dependency as much as a value does). A folder split into rooms (`jobs`) is checked room by room:
+// `jobs/store` is a layer of its own, as `config` is. The layers, from the ground up:
 //   core, process                pure rollout domain; a bounded child-process runner
 //   sim, lab                     the simulator and the real-Kafka lab: know nothing of the bot (and sim not the
 //                                planner's model of Kafka: FORBIDDEN below)
 //   restart                      the executors, each with its piece of the config file (src/restart/executors.ts)
 //   config, connect              configuration (built with the executors' pieces), the Connect REST/metrics adapters
-//   jobs                         the rollout runner and its Redis/in-memory stores
+//   jobs/store                   the JobStore port, its roles and what it stores (job records, checkpoints, audit)
+//   jobs/memory, jobs/redis      its adapters: in process memory; on Redis (with the ioredis connection)
+//   jobs/runner                  the rollout runner, lock keeper and rollout service: the store only through its port
 //   usecases                     what Slack and the CLI both do (prepare a rollout, control it, answer an approval,
 //                                read status): access policy and checks, refusals as values; no text, no transport
 //   chat                         the Slack app (listeners, views, notifier)
@@ -17,6 +20,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
+const JOBS = ["jobs/store", "jobs/memory", "jobs/redis", "jobs/runner"];
 const ALLOWED = {
   core: [],
   process: [],
@@ -25,12 +29,15 @@ const ALLOWED = {
   restart: ["core", "process"],
   config: ["core", "restart"],
   connect: ["core", "config"],
-  jobs: ["core", "config", "connect", "restart"],
-  usecases: ["core", "config", "connect", "jobs"],
-  chat: ["core", "config", "connect", "jobs", "usecases"],
+  "jobs/store": ["core"],
+  "jobs/memory": ["core", "jobs/store"],
+  "jobs/redis": ["core", "config", "connect", "jobs/store"],
+  "jobs/runner": ["core", "connect", "restart", "jobs/store"],
+  usecases: ["core", "config", "connect", "jobs/store", "jobs/runner"],
+  chat: ["core", "config", "connect", "jobs/store", "jobs/runner", "usecases"],
   sandbox: ["core", "chat", "sim"],
-  composition: ["core", "process", "sim", "lab", "config", "connect", "restart", "jobs", "usecases", "chat"],
-  demo: ["core", "sim", "config", "jobs", "usecases", "chat", "sandbox", "composition"],
+  composition: ["core", "process", "sim", "lab", "config", "connect", "restart", ...JOBS, "usecases", "chat"],
+  demo: ["core", "sim", "config", ...JOBS, "usecases", "chat", "sandbox", "composition"],
   cli: [
     "core",
     "process",
@@ -39,7 +46,7 @@ const ALLOWED = {
     "config",
     "connect",
     "restart",
-    "jobs",
+    ...JOBS,
     "usecases",
     "chat",
     "composition",
@@ -47,6 +54,9 @@ const ALLOWED = {
   ],
   "cli.ts": ["cli"],
 };
+
+/** Folders checked room by room: each subfolder is a layer, named `folder/room`. */
+const ROOMS = new Set(["jobs"]);
 
 /**
  * Files a folder may not import although its layer allows their folder, and why. The simulator uses core's types and
@@ -72,13 +82,21 @@ function* sourceFiles(dir) {
 }
 
 const posix = (path) => path.split(sep).join("/");
-const folderOf = (path) => relative(root, path).split(sep)[0];
+/** The layer a file is in: its folder of src/, or its room of a folder split into rooms. */
+function folderOf(path) {
+  const [folder = "", room] = relative(root, path).split(sep);
+  return ROOMS.has(folder) && room !== undefined && !/\.[a-z]+$/.test(room) ? `${folder}/${room}` : folder;
+}
 const problems = [];
 for (const file of sourceFiles(root)) {
   const from = folderOf(file);
   const allowed = ALLOWED[from];
   if (!allowed) {
-    problems.push(`src/${relative(root, file)}: folder "${from}" has no layer in scripts/check-layers.mjs; add it`);
+    problems.push(
+      ROOMS.has(from)
+        ? `src/${posix(relative(root, file))}: "${from}" is split into rooms (${Object.keys(ALLOWED).filter((l) => l.startsWith(`${from}/`)).join(", ")}); put it in one`
+        : `src/${posix(relative(root, file))}: folder "${from}" has no layer in scripts/check-layers.mjs; add it`,
+    );
     continue;
   }
   for (const match of readFileSync(file, "utf8").matchAll(importPattern)) {

@@ -1,7 +1,7 @@
 import { isWithinChangeWindow } from "../config/change-window.js";
 import type { Config } from "../config/schema.js";
-import { rolloutStateOf } from "../jobs/rollout-record.js";
-import type { ChatStore } from "../jobs/store-roles.js";
+import { rolloutStateOf } from "../jobs/store/rollout-record.js";
+import type { ChatStore } from "../jobs/store/store-roles.js";
 import type { ClusterOverview } from "./views/render-overview.js";
 import { statusStateOf } from "./views/render-status.js";
 import { stepsDone } from "./views/rollout-text.js";

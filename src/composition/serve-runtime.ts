@@ -13,9 +13,9 @@ import type { Clock } from "../core/clock.js";
 import { AppError, ErrorCode } from "../core/errors.js";
 import { planRollout } from "../core/plan/plan-rollout.js";
 import type { RolloutEvent, RolloutState } from "../core/rollout/rollout-types.js";
-import type { JobRecord } from "../jobs/job-record.js";
-import type { JobStore } from "../jobs/job-store.js";
-import { createRolloutService, type RolloutService } from "../jobs/rollout-service.js";
+import { createRolloutService, type RolloutService } from "../jobs/runner/rollout-service.js";
+import type { JobRecord } from "../jobs/store/job-record.js";
+import type { JobStore } from "../jobs/store/job-store.js";
 import {
   createReaderFor,
   createRestarterFor,

@@ -1,6 +1,6 @@
 import { isWithinChangeWindow } from "../config/change-window.js";
-import type { SlackThread } from "../jobs/job-record.js";
-import type { ControlAction, JobStore } from "../jobs/job-store.js";
+import type { SlackThread } from "../jobs/store/job-record.js";
+import type { ControlAction, JobStore } from "../jobs/store/job-store.js";
 import { lookUpCluster, type Requester, requesterId } from "./access.js";
 import { authorizerOf, type RequestPolicy } from "./prepare-rollout.js";
 import {

@@ -1,4 +1,4 @@
-import type { JobStore } from "../jobs/job-store.js";
+import type { JobStore } from "../jobs/store/job-store.js";
 import type { LockFacts } from "./refusals.js";
 
 /** Who holds the cluster's lock (with the requester and thread of its job when readable), or null when it is free. */

@@ -3,7 +3,7 @@ import { message, section, sectionsOf, type ViewMessage } from "./blocks.js";
 import { channelLink, link, mention, utcDateTime } from "./format.js";
 import { escapeMrkdwn } from "./limits.js";
 
-/** One finished rollout; mirrors `HistoryEntry` (src/jobs/audit-and-history.ts), so one can be passed as is. */
+/** One finished rollout; mirrors `HistoryEntry` (src/jobs/store/audit-and-history.ts), so one can be passed as is. */
 export interface HistoryViewEntry {
   readonly jobId: string;
   readonly cluster: string;

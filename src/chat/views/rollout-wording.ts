@@ -146,5 +146,5 @@ export function clusterStateSentence(state: RolloutState): string {
   return parts.length > 0 ? `${parts.join("; ")}.` : "no worker was restarted.";
 }
 
-/** The wording the runner's audit trail takes (`AuditWording` in src/jobs/runner-deps.ts), from the composition root. */
+/** The wording the runner's audit trail takes (`AuditWording` in src/jobs/runner/runner-deps.ts), from the composition root. */
 export const AUDIT_WORDING = { finishReason: finishReasonText, skipReason: skipReasonText } as const;

@@ -10,8 +10,8 @@ import { readEnv } from "../../config/env.js";
 import type { ClusterReader } from "../../connect/cluster-reader.js";
 import { isAppError } from "../../core/errors.js";
 import type { RolloutEvent } from "../../core/rollout/rollout-types.js";
-import { createRolloutService } from "../../jobs/rollout-service.js";
-import { systemClock } from "../../jobs/system-clock.js";
+import { createRolloutService } from "../../jobs/runner/rollout-service.js";
+import { systemClock } from "../../jobs/runner/system-clock.js";
 import type { WorkerRestarter } from "../../restart/worker-restarter.js";
 import {
   checkClusterFree,

@@ -8,9 +8,9 @@ import { createServeRuntime, type ServeRuntime } from "../../../src/composition/
 import { simClusterConfig } from "../../../src/composition/sim-cluster-config.js";
 import { simRunnerClock } from "../../../src/composition/sim-runner-clock.js";
 import { configSchema } from "../../../src/config/schema.js";
-import type { JobStore } from "../../../src/jobs/job-store.js";
-import { createRedisJobStore } from "../../../src/jobs/redis-job-store.js";
-import { systemClock } from "../../../src/jobs/system-clock.js";
+import { createRedisJobStore } from "../../../src/jobs/redis/redis-job-store.js";
+import { systemClock } from "../../../src/jobs/runner/system-clock.js";
+import type { JobStore } from "../../../src/jobs/store/job-store.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../../src/sandbox/fake-slack-web-api.js";
 import {
   appHomeOpenedEvent,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ActionId } from "../../../../src/chat/action-ids.js";
-import { rolloutStateOf } from "../../../../src/jobs/rollout-record.js";
+import { rolloutStateOf } from "../../../../src/jobs/store/rollout-record.js";
 import { APPROVER, CHANNEL, findButton, type Harness, REQUESTER, startHarness, textOf } from "../harness.js";
 
 let h: Harness | undefined;

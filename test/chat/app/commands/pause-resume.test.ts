@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { rolloutStateOf } from "../../../../src/jobs/rollout-record.js";
+import { rolloutStateOf } from "../../../../src/jobs/store/rollout-record.js";
 import {
   APPROVER,
   GROUP_APPROVER,

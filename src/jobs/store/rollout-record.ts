@@ -1,0 +1,141 @@
+import { z } from "zod";
+import { AppError, ErrorCode } from "../../core/errors.js";
+import {
+  type RolloutSettingsInput,
+  resolveRolloutSettings,
+} from "../../core/rollout/resolve-rollout-settings.js";
+import { ROLLOUT_STATE_VERSION, type RolloutState } from "../../core/rollout/rollout-types.js";
+import { parseWindowKey } from "../../core/rollout/window-key.js";
+import type { JobRecord, JobStatus } from "./job-record.js";
+
+const windowKeySchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("eager"), fromStep: z.number().int().positive() }),
+  z.object({ kind: z.literal("pace"), window: z.number().int().nonnegative() }),
+]);
+
+/**
+ * The window being crossed. Its key is typed; a checkpoint written before that holds it as `index: "pace:<n>"` or
+ * `"eager:<fromStep>"`, read into the typed key here.
+ */
+const openWindowSchema = z
+  .looseObject({
+    key: windowKeySchema.optional(),
+    index: z.string().optional(),
+    deadline: z.number().nullable(),
+  })
+  .transform((w, ctx) => {
+    const { index, ...rest } = w;
+    const key = w.key ?? (index === undefined ? null : parseWindowKey(index));
+    if (key === null) {
+      ctx.addIssue({
+        code: "custom",
+        message: `no window key (index ${JSON.stringify(index ?? null)})`,
+        input: w,
+      });
+      return z.NEVER;
+    }
+    return { ...rest, key };
+  });
+
+/**
+ * A reason or note: facts (`{ kind, … }`, worded by the views). A checkpoint written before these were facts holds
+ * the sentence core worded then, read as `{ kind: "text", text }` and shown as it is.
+ */
+const wordedOrFacts = z.union([
+  z.string().transform((text) => ({ kind: "text" as const, text })),
+  z.looseObject({ kind: z.string().min(1) }),
+]);
+
+/**
+ * The checkpoint's outer shape, checked when a job is read back (another replica, another version of the bot).
+ * Nested plan/baseline data are the runner's own output and are kept as they are.
+ */
+const stateSchema = z.looseObject({
+  v: z.literal(ROLLOUT_STATE_VERSION),
+  jobId: z.string().min(1),
+  cluster: z.string().min(1),
+  target: z.looseObject({ kind: z.enum(["upgrade", "restart"]), version: z.string(), argument: z.string() }),
+  requestedBy: z.string(),
+  startedAt: z.number(),
+  settings: z.looseObject({
+    planPolicy: z.looseObject({}),
+    gatePolicy: z.looseObject({}),
+    pollIntervalMs: z.number().positive(),
+  }),
+  phase: z.looseObject({
+    kind: z.enum([
+      "planning",
+      "awaiting-approval",
+      "before-step",
+      "restarting",
+      "verifying-restart",
+      "waiting-back",
+      "settling",
+      "paused",
+      "finished",
+    ]),
+    /** `finished`: why. */
+    reason: wordedOrFacts.optional(),
+  }),
+  steps: z.array(
+    z.looseObject({
+      step: z.number().int().positive(),
+      worker: z.string(),
+      status: z.string(),
+      attempts: z.number().int(),
+      note: wordedOrFacts.nullable().optional(),
+    }),
+  ),
+  approvals: z.array(z.looseObject({ id: z.string(), decision: z.string(), by: z.string() })),
+  track: z.looseObject({ lastWorker: z.record(z.string(), z.string()), down: z.array(z.string()) }),
+  seq: z.number().int(),
+  openWindow: openWindowSchema.nullable().optional(),
+});
+
+/**
+ * Reads a rollout checkpoint from a job record. Settings enter core here too: a checkpoint written before they were
+ * resolved has its defaults filled in (`resolveRolloutSettings`). @throws AppError `store/corrupt` with every bad path.
+ */
+export function rolloutStateOf(record: JobRecord): RolloutState {
+  const parsed = stateSchema.safeParse(record.state);
+  if (!parsed.success)
+    throw new AppError(
+      ErrorCode.StoreCorrupt,
+      `job ${record.id} has an unreadable checkpoint:\n${z.prettifyError(parsed.error)}`,
+    );
+  const state = parsed.data as unknown as RolloutState;
+  return {
+    ...state,
+    settings: resolveRolloutSettings(parsed.data.settings as unknown as RolloutSettingsInput),
+  };
+}
+
+function jobStatusOf(state: RolloutState): JobStatus {
+  switch (state.phase.kind) {
+    case "awaiting-approval":
+      return "awaiting-approval";
+    case "paused":
+      return "paused";
+    case "finished":
+      return state.phase.result;
+    default:
+      return "running";
+  }
+}
+
+/**
+ * The job record that checkpoints `state` (store-owned fields are kept from `base`). The pending approval's `prompt`
+ * is its kind: the wording belongs to the views (the checkpoint holds the facts); an approval from an older
+ * checkpoint keeps the sentence it was asked with.
+ */
+export function recordWithState(base: JobRecord, state: RolloutState): JobRecord {
+  const approval = state.phase.kind === "awaiting-approval" ? state.phase.approval : null;
+  const prompt = approval?.facts === undefined ? (approval?.prompt ?? "") : approval.kind;
+  return {
+    ...base,
+    status: jobStatusOf(state),
+    updatedAt: state.updatedAt,
+    pendingApproval: approval ? { id: approval.id, kind: approval.kind, prompt } : null,
+    state,
+  };
+}
