@@ -13,11 +13,12 @@ import { type ClusterConfig, clusterSchema } from "../src/config/schema.js";
 import type { ClusterReader } from "../src/connect/cluster-reader.js";
 import type { RolloutTarget } from "../src/core/plan/plan-types.js";
 import type { Decision } from "../src/core/rollout/approval-types.js";
-import type { RolloutEvent, RolloutState } from "../src/core/rollout/rollout-types.js";
+import type { RolloutEvent } from "../src/core/rollout/rollout-io.js";
+import type { RolloutState } from "../src/core/rollout/rollout-state.js";
 import { type RolloutSummary, summarizeRollout } from "../src/core/rollout/summarize.js";
 import { createMemoryJobStore } from "../src/jobs/memory/memory-job-store.js";
 import { createRolloutService } from "../src/jobs/runner/rollout-service.js";
-import type { ApprovalSource, RunOutcome } from "../src/jobs/runner/runner.js";
+import type { ApprovalSource, RunOutcome } from "../src/jobs/runner/runner-deps.js";
 import type { JobStore } from "../src/jobs/store/job-store.js";
 import type { RunningSim } from "../src/sim/start-sim.js";
 

@@ -1,4 +1,4 @@
-import type { ApprovalSource } from "../jobs/runner/runner.js";
+import type { ApprovalSource } from "../jobs/runner/runner-deps.js";
 import type { ApprovalWaitStore } from "../jobs/store/store-roles.js";
 
 export interface SlackApprovalSourceOptions {

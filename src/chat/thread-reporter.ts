@@ -1,5 +1,7 @@
 import type { Logger } from "pino";
-import type { PendingApproval, RolloutEvent, RolloutState } from "../core/rollout/rollout-types.js";
+import type { PendingApproval } from "../core/rollout/approval-types.js";
+import type { RolloutEvent } from "../core/rollout/rollout-io.js";
+import type { RolloutState } from "../core/rollout/rollout-state.js";
 import type { Notifier } from "./notifier.js";
 import type { SlackMessage } from "./slack-web-api.js";
 import { renderApprovalDecided, renderApprovalPrompt } from "./views/render-approval.js";

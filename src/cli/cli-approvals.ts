@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { approvalPrompt } from "../chat/views/approval-text.js";
-import type { ApprovalKind, Decision, PendingApproval } from "../core/rollout/rollout-types.js";
-import type { ApprovalSource } from "../jobs/runner/runner.js";
+import type { ApprovalKind, Decision, PendingApproval } from "../core/rollout/approval-types.js";
+import type { ApprovalSource } from "../jobs/runner/runner-deps.js";
 import type { DecisionRecord } from "../jobs/store/job-record.js";
 
 /** `--approve` names, as users type them, for the approval kinds. */

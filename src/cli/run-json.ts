@@ -4,7 +4,8 @@ import {
   reorderReasonText,
   skipReasonText,
 } from "../chat/views/rollout-wording.js";
-import type { RolloutEvent, RolloutState } from "../core/rollout/rollout-types.js";
+import type { RolloutEvent } from "../core/rollout/rollout-io.js";
+import type { RolloutState } from "../core/rollout/rollout-state.js";
 import type { RolloutSummary } from "../core/rollout/summarize.js";
 
 /**

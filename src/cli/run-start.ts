@@ -1,5 +1,5 @@
 import type { RolloutService } from "../jobs/runner/rollout-service.js";
-import type { RunOutcome } from "../jobs/runner/runner.js";
+import type { RunOutcome } from "../jobs/runner/runner-deps.js";
 import type { JobStore } from "../jobs/store/job-store.js";
 import { rolloutStateOf } from "../jobs/store/rollout-record.js";
 import type { PreparedRollout, PrepareRefusal } from "../usecases/prepare-rollout.js";

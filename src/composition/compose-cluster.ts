@@ -4,7 +4,7 @@ import type { ClusterConfig } from "../config/schema.js";
 import type { ClusterReader } from "../connect/cluster-reader.js";
 import { createHttpClusterReader } from "../connect/http-cluster-reader.js";
 import { resolveRolloutSettings } from "../core/rollout/resolve-rollout-settings.js";
-import type { RolloutSettings } from "../core/rollout/rollout-types.js";
+import type { RolloutSettings } from "../core/rollout/rollout-state.js";
 import { workerIdOf } from "../core/snapshot.js";
 import { requireSecret } from "../restart/executor-environment.js";
 import { createRestarter } from "../restart/executors.js";

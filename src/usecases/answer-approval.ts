@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { isAppError } from "../core/errors.js";
-import type { Decision } from "../core/rollout/rollout-types.js";
+import type { Decision } from "../core/rollout/approval-types.js";
 import { isFinished, type JobRecord } from "../jobs/store/job-record.js";
 import type { JobStore } from "../jobs/store/job-store.js";
 import { rolloutStateOf } from "../jobs/store/rollout-record.js";

@@ -3,7 +3,7 @@ import { isWithinChangeWindow } from "../config/change-window.js";
 import { planTargetOf, resolveTarget } from "../config/resolve-target.js";
 import type { ClusterConfig, Config } from "../config/schema.js";
 import type { RolloutPace, RolloutTarget } from "../core/plan/plan-types.js";
-import type { RolloutSettings } from "../core/rollout/rollout-types.js";
+import type { RolloutSettings } from "../core/rollout/rollout-state.js";
 import type { RolloutService } from "../jobs/runner/rollout-service.js";
 import type { SlackThread } from "../jobs/store/job-record.js";
 import type { JobStore } from "../jobs/store/job-store.js";

@@ -1,4 +1,4 @@
-import type { RolloutState } from "../core/rollout/rollout-types.js";
+import type { RolloutState } from "../core/rollout/rollout-state.js";
 import type { HistoryEntry } from "../jobs/store/audit-and-history.js";
 import type { JobRecord } from "../jobs/store/job-record.js";
 import type { JobStore } from "../jobs/store/job-store.js";

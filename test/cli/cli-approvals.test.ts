@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createCliApprovals, parseApproveFlag } from "../../src/cli/cli-approvals.js";
-import type { ApprovalKind, PendingApproval } from "../../src/core/rollout/rollout-types.js";
+import type { ApprovalKind, PendingApproval } from "../../src/core/rollout/approval-types.js";
 
 const job = {} as Parameters<ReturnType<typeof createCliApprovals>["wait"]>[0];
 

@@ -11,7 +11,7 @@ import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
 import { renderEventLine } from "../../src/cli/render-event-line.js";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
-import type { PendingApproval } from "../../src/core/rollout/rollout-types.js";
+import type { PendingApproval } from "../../src/core/rollout/approval-types.js";
 import { createSimRestarter } from "../../src/restart/sim/sim-restarter.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { RolloutEvent } from "../../src/core/rollout/rollout-types.js";
+import type { RolloutEvent } from "../../src/core/rollout/rollout-io.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { runInProcessRollout } from "../support/in-process-rollout.js";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { RolloutEvent } from "../../src/core/rollout/rollout-types.js";
+import type { RolloutEvent } from "../../src/core/rollout/rollout-io.js";
 import { createRedisJobStore } from "../../src/jobs/redis/redis-job-store.js";
 import { createRedisKeys } from "../../src/jobs/redis/redis-keys.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";

@@ -1,5 +1,5 @@
 import { formatDuration } from "../../core/format-duration.js";
-import type { RolloutState, StepRecord } from "../../core/rollout/rollout-types.js";
+import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
 import { utcTime } from "./format.js";
 import { orderReasons } from "./gate-lines.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";

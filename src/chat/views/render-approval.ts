@@ -1,10 +1,6 @@
 import type { Button, KnownBlock } from "@slack/types";
-import type {
-  ApprovalRecord,
-  Decision,
-  PendingApproval,
-  RolloutState,
-} from "../../core/rollout/rollout-types.js";
+import type { ApprovalRecord, Decision, PendingApproval } from "../../core/rollout/approval-types.js";
+import type { RolloutState } from "../../core/rollout/rollout-state.js";
 import { ActionId, encodeActionValue } from "../action-ids.js";
 import { approvalDetails, approvalPrompt } from "./approval-text.js";
 import { actions, button, confirmDialog, context, message, section, type ViewMessage } from "./blocks.js";

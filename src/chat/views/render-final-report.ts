@@ -1,6 +1,7 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
-import type { ApprovalRecord, RolloutState, StepRecord } from "../../core/rollout/rollout-types.js";
+import type { ApprovalRecord } from "../../core/rollout/approval-types.js";
+import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
 import { summarizeRollout } from "../../core/rollout/summarize.js";
 import { codeSection, context, message, section, type ViewMessage } from "./blocks.js";
 import { clusterStateLines } from "./cluster-state.js";

@@ -1,7 +1,7 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
 import type { Plan } from "../../core/plan/plan-types.js";
-import type { RolloutState } from "../../core/rollout/rollout-types.js";
+import type { RolloutState } from "../../core/rollout/rollout-state.js";
 import { context, divider, header, message, section, type ViewMessage } from "./blocks.js";
 import { mention, plural, progressBar, utcTime } from "./format.js";
 import { escapeMrkdwn } from "./limits.js";

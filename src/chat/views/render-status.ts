@@ -1,5 +1,5 @@
 import type { KnownBlock } from "@slack/types";
-import type { RolloutState } from "../../core/rollout/rollout-types.js";
+import type { RolloutState } from "../../core/rollout/rollout-state.js";
 import type { RolloutStatus } from "../../usecases/read-status.js";
 import { message, section, sectionsOf, type ViewMessage } from "./blocks.js";
 import { channelLink, link, mention, utcDateTime } from "./format.js";

@@ -1,6 +1,6 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
-import type { RolloutState, StepRecord } from "../../core/rollout/rollout-types.js";
+import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
 import { context, message, section, type ViewMessage } from "./blocks.js";
 import { mention, plural, utcTime } from "./format.js";
 import { gateLines } from "./gate-lines.js";

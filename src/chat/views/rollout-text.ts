@@ -1,5 +1,6 @@
 import { formatDuration } from "../../core/format-duration.js";
-import type { ApprovalKind, RolloutState, StepRecord } from "../../core/rollout/rollout-types.js";
+import type { ApprovalKind } from "../../core/rollout/approval-types.js";
+import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
 import type { GateReason } from "../../core/settle/settle-types.js";
 import { mention, plural } from "./format.js";
 import { orderReasons } from "./gate-lines.js";

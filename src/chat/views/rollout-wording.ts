@@ -3,11 +3,11 @@ import type {
   FinishReason,
   NotStarted,
   ReorderReason,
-  RolloutState,
   SkipReason,
   StepNote,
   UnsettledStart,
-} from "../../core/rollout/rollout-types.js";
+} from "../../core/rollout/rollout-reasons.js";
+import type { RolloutState } from "../../core/rollout/rollout-state.js";
 import type { PlanVsReality } from "../../core/rollout/summarize.js";
 
 /**

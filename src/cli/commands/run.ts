@@ -9,7 +9,7 @@ import {
 import { readEnv } from "../../config/env.js";
 import type { ClusterReader } from "../../connect/cluster-reader.js";
 import { isAppError } from "../../core/errors.js";
-import type { RolloutEvent } from "../../core/rollout/rollout-types.js";
+import type { RolloutEvent } from "../../core/rollout/rollout-io.js";
 import { createRolloutService } from "../../jobs/runner/rollout-service.js";
 import { systemClock } from "../../jobs/runner/system-clock.js";
 import type { WorkerRestarter } from "../../restart/worker-restarter.js";

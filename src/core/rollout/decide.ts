@@ -17,12 +17,10 @@ import { workerBack } from "./worker-back.js";
  * The rollout state machine's entry points. `decide(state, input)` is pure: it dispatches the input to the phase
  * modules (planning, before-step, waiting-back, worker-back, settling; inputs.ts for everything but a read) and,
  * since one read can cross several phases, follows their "re-enter in phase X" answers (phase-result.ts) until one
- * is done.
+ * is done. Its vocabulary, each in the module that defines it: the checkpoint (rollout-state.ts), the inputs it takes
+ * and the events and effects it returns (rollout-io.ts), approvals (approval-types.ts), and why it finished, skipped
+ * or moved a step (rollout-reasons.ts).
  */
-
-export { unsettledBaseline } from "./planning.js";
-export { HELD_POLL_CAP_MS, nextPollMs } from "./poll-cadence.js";
-export { nextAction } from "./transitions.js";
 
 export interface StartRollout {
   readonly jobId: string;

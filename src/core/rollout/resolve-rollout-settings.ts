@@ -2,7 +2,7 @@ import type { PlanPolicy } from "../plan/plan-types.js";
 import { resolvePlanPolicy } from "../plan/resolve-plan-policy.js";
 import { resolveGatePolicy } from "../settle/resolve-gate-policy.js";
 import type { GatePolicy } from "../settle/settle-types.js";
-import type { RolloutSettings } from "./rollout-types.js";
+import type { RolloutSettings } from "./rollout-state.js";
 
 /**
  * Settings as they enter core: the planner's and the gate's policies with their optional fields, as the composition

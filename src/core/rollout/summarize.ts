@@ -1,4 +1,5 @@
-import type { FinishReason, RolloutResult, RolloutState } from "./rollout-types.js";
+import type { FinishReason } from "./rollout-reasons.js";
+import type { RolloutResult, RolloutState } from "./rollout-state.js";
 
 export interface RolloutSummary {
   readonly kind: "summary";

@@ -1,5 +1,5 @@
 import { type ClusterSnapshot, taskKey } from "../snapshot.js";
-import type { DisruptionTrack } from "./rollout-types.js";
+import type { DisruptionTrack } from "./rollout-state.js";
 
 export interface DisruptionDelta {
   readonly moves: number;

@@ -1,5 +1,6 @@
 import { AppError, ErrorCode, toAppError } from "../../core/errors.js";
-import type { RolloutEffect, RolloutInput, RolloutState } from "../../core/rollout/rollout-types.js";
+import type { RolloutEffect, RolloutInput } from "../../core/rollout/rollout-io.js";
+import type { RolloutState } from "../../core/rollout/rollout-state.js";
 import { type RunContext, withStore } from "./run-context.js";
 
 /** Carries out the effect `decide` asked for and returns what came of it as the next input. */

@@ -5,7 +5,7 @@ import type { Clock } from "../../core/clock.js";
 import { AppError, ErrorCode, isAppError } from "../../core/errors.js";
 import type { RolloutTarget } from "../../core/plan/plan-types.js";
 import { decide, startRollout } from "../../core/rollout/decide.js";
-import type { RolloutSettings, RolloutState } from "../../core/rollout/rollout-types.js";
+import type { RolloutSettings, RolloutState } from "../../core/rollout/rollout-state.js";
 import { summarizeRollout } from "../../core/rollout/summarize.js";
 import type { HistoryEntry } from "../store/audit-and-history.js";
 import type { JobRecord, SlackThread } from "../store/job-record.js";
@@ -13,7 +13,8 @@ import type { Lease, LockHolder } from "../store/job-store.js";
 import { rolloutStateOf } from "../store/rollout-record.js";
 import type { RolloutServiceStore } from "../store/store-roles.js";
 import { createLockKeeper } from "./lock-keeper.js";
-import { type RunnerDeps, type RunOutcome, runRollout } from "./runner.js";
+import { runRollout } from "./runner.js";
+import type { RunnerDeps, RunOutcome } from "./runner-deps.js";
 
 /** Per-cluster runner dependencies (reader, executor, approvals, observers), built by the composition root. */
 export type RunnerDepsFactory = (job: JobRecord) => RunnerDeps;

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { isAppError } from "../../core/errors.js";
-import type { RolloutEvent, RolloutState } from "../../core/rollout/rollout-types.js";
+import type { RolloutEvent } from "../../core/rollout/rollout-io.js";
+import type { RolloutState } from "../../core/rollout/rollout-state.js";
 import type { JobRecord } from "../store/job-record.js";
 import type { Lease } from "../store/job-store.js";
 import { recordWithState } from "../store/rollout-record.js";

@@ -1,4 +1,4 @@
-import type { RolloutEvent, Transition } from "../../core/rollout/rollout-types.js";
+import type { RolloutEvent, Transition } from "../../core/rollout/rollout-io.js";
 import type { RunContext } from "./run-context.js";
 import type { AuditWording } from "./runner-deps.js";
 

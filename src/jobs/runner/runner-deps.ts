@@ -1,13 +1,10 @@
 import type { Logger } from "pino";
 import type { ClusterReader } from "../../connect/cluster-reader.js";
 import type { Clock } from "../../core/clock.js";
-import type {
-  FinishReason,
-  PendingApproval,
-  RolloutEvent,
-  RolloutState,
-  SkipReason,
-} from "../../core/rollout/rollout-types.js";
+import type { PendingApproval } from "../../core/rollout/approval-types.js";
+import type { RolloutEvent } from "../../core/rollout/rollout-io.js";
+import type { FinishReason, SkipReason } from "../../core/rollout/rollout-reasons.js";
+import type { RolloutState } from "../../core/rollout/rollout-state.js";
 import type { RestartTarget, WorkerRestarter } from "../../restart/worker-restarter.js";
 import type { DecisionRecord, JobRecord } from "../store/job-record.js";
 import type { RunnerStore } from "../store/store-roles.js";

@@ -1,14 +1,14 @@
 import { ErrorCode, isAppError } from "../../core/errors.js";
-import { decide, nextAction } from "../../core/rollout/decide.js";
-import type { RolloutInput, RolloutState, Transition } from "../../core/rollout/rollout-types.js";
+import { decide } from "../../core/rollout/decide.js";
+import type { RolloutInput, Transition } from "../../core/rollout/rollout-io.js";
+import type { RolloutState } from "../../core/rollout/rollout-state.js";
+import { nextAction } from "../../core/rollout/transitions.js";
 import type { JobRecord } from "../store/job-record.js";
 import type { Lease } from "../store/job-store.js";
 import { perform } from "./perform-effect.js";
 import { checkpoint, notify, type RunContext, withStore } from "./run-context.js";
 import { publish } from "./runner-audit.js";
 import type { RunnerDeps, RunOutcome } from "./runner-deps.js";
-
-export type { ApprovalSource, RunnerDeps, RunOutcome } from "./runner-deps.js";
 
 /**
  * Drives a rollout: load → decide → checkpoint (fenced) → effect → decide … until it finishes or the lease is lost.

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError, ErrorCode } from "../../core/errors.js";
-import type { Decision } from "../../core/rollout/rollout-types.js";
+import type { Decision } from "../../core/rollout/approval-types.js";
 
 /** Lifecycle of a rollout job. The last three are final. */
 export const JOB_STATUSES = [

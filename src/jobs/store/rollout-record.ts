@@ -4,7 +4,7 @@ import {
   type RolloutSettingsInput,
   resolveRolloutSettings,
 } from "../../core/rollout/resolve-rollout-settings.js";
-import { ROLLOUT_STATE_VERSION, type RolloutState } from "../../core/rollout/rollout-types.js";
+import { ROLLOUT_STATE_VERSION, type RolloutState } from "../../core/rollout/rollout-state.js";
 import { parseWindowKey } from "../../core/rollout/window-key.js";
 import type { JobRecord, JobStatus } from "./job-record.js";
 

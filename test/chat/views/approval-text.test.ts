@@ -2,8 +2,12 @@ import { describe, expect, it } from "vitest";
 import { approvalDetails, approvalPrompt } from "../../../src/chat/views/approval-text.js";
 import { renderApprovalDecided, renderApprovalPrompt } from "../../../src/chat/views/render-approval.js";
 import { renderEventLine } from "../../../src/cli/render-event-line.js";
-import { type ApprovalFacts, approvalKindOf } from "../../../src/core/rollout/approval-types.js";
-import type { Decision, PendingApproval } from "../../../src/core/rollout/rollout-types.js";
+import {
+  type ApprovalFacts,
+  approvalKindOf,
+  type Decision,
+  type PendingApproval,
+} from "../../../src/core/rollout/approval-types.js";
 import type { GateReason } from "../../../src/core/settle/settle-types.js";
 import { aRollout, heldReason, stepStart } from "./rollout-state-builder.js";
 

@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ActionId, decodeActionValue } from "../../../src/chat/action-ids.js";
 import { renderApprovalDecided, renderApprovalPrompt } from "../../../src/chat/views/render-approval.js";
-import type {
-  ApprovalKind,
-  Decision,
-  PendingApproval,
-  RolloutState,
-} from "../../../src/core/rollout/rollout-types.js";
+import type { ApprovalKind, Decision, PendingApproval } from "../../../src/core/rollout/approval-types.js";
+import type { RolloutState } from "../../../src/core/rollout/rollout-state.js";
 import { blockText, limitViolations } from "./block-text.js";
 import { aRollout, heldReason, SECOND, stepStart } from "./rollout-state-builder.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderParent } from "../../../src/chat/views/render-parent.js";
-import type { RolloutState } from "../../../src/core/rollout/rollout-types.js";
+import type { RolloutState } from "../../../src/core/rollout/rollout-state.js";
 import type { GateReason } from "../../../src/core/settle/settle-types.js";
 import { blockText, limitViolations } from "./block-text.js";
 import { aRollout, heldReason, MINUTE, SECOND, stepStart, T0 } from "./rollout-state-builder.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderStepReply } from "../../../src/chat/views/render-step-reply.js";
-import type { RolloutState } from "../../../src/core/rollout/rollout-types.js";
+import type { RolloutState } from "../../../src/core/rollout/rollout-state.js";
 import type { GateReason } from "../../../src/core/settle/settle-types.js";
 import { blockText, limitViolations } from "./block-text.js";
 import { aRollout, heldReason, MINUTE, SECOND, stepStart } from "./rollout-state-builder.js";

@@ -1,15 +1,12 @@
+import type { ApprovalRecord, Decision, PendingApproval } from "../../../src/core/rollout/approval-types.js";
+import type { FinishReason, SkipReason } from "../../../src/core/rollout/rollout-reasons.js";
 import type {
-  ApprovalRecord,
-  Decision,
-  FinishReason,
-  PendingApproval,
   Phase,
   RolloutResult,
   RolloutState,
-  SkipReason,
   StepMeasurements,
   StepRecord,
-} from "../../../src/core/rollout/rollout-types.js";
+} from "../../../src/core/rollout/rollout-state.js";
 import { NO_MEASUREMENTS } from "../../../src/core/rollout/step-helpers.js";
 import type { Baseline, GateReason } from "../../../src/core/settle/settle-types.js";
 import {

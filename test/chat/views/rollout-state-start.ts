@@ -4,7 +4,7 @@ import {
   ROLLOUT_STATE_VERSION,
   type RolloutState,
   type StepRecord,
-} from "../../../src/core/rollout/rollout-types.js";
+} from "../../../src/core/rollout/rollout-state.js";
 import { pendingStep } from "../../../src/core/rollout/step-helpers.js";
 import { planFor } from "./plan-fixture.js";
 

@@ -14,7 +14,7 @@ import type {
   SkipReason,
   StepNote,
   UnsettledStart,
-} from "../../../src/core/rollout/rollout-types.js";
+} from "../../../src/core/rollout/rollout-reasons.js";
 import { aRollout, heldReason } from "./rollout-state-builder.js";
 
 /** Each table names every member of its union once at least (`kinds`), so a new member needs its words here. */

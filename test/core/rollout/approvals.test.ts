@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Decision } from "../../../src/core/rollout/rollout-types.js";
+import type { Decision } from "../../../src/core/rollout/approval-types.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
 import { startDriver, worded } from "./rollout-driver.js";
 import { cluster, down } from "./rollout-fixtures.js";

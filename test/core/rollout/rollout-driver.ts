@@ -1,19 +1,18 @@
 import { approvalDetails, approvalPrompt } from "../../../src/chat/views/approval-text.js";
 import type { RolloutTarget } from "../../../src/core/plan/plan-types.js";
+import type { Decision, PendingApproval } from "../../../src/core/rollout/approval-types.js";
 import { decide, startRollout } from "../../../src/core/rollout/decide.js";
 import {
   type RolloutSettingsInput,
   resolveRolloutSettings,
 } from "../../../src/core/rollout/resolve-rollout-settings.js";
 import type {
-  Decision,
-  PendingApproval,
   RolloutEffect,
   RolloutEvent,
   RolloutInput,
-  RolloutState,
   Transition,
-} from "../../../src/core/rollout/rollout-types.js";
+} from "../../../src/core/rollout/rollout-io.js";
+import type { RolloutState } from "../../../src/core/rollout/rollout-state.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
 import { SETTINGS, UPGRADE } from "./rollout-fixtures.js";
 

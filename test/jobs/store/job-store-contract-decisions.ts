@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { ErrorCode, isAppError } from "../../../src/core/errors.js";
-import type { Decision } from "../../../src/core/rollout/rollout-types.js";
+import type { Decision } from "../../../src/core/rollout/approval-types.js";
 import type { DecisionRecord, JobRecord } from "../../../src/jobs/store/job-record.js";
 import type { JobStore } from "../../../src/jobs/store/job-store.js";
 import { waitFor } from "../../support/wait-for.js";

@@ -4,7 +4,7 @@ import { renderParent } from "../../../src/chat/views/render-parent.js";
 import { renderStepReply } from "../../../src/chat/views/render-step-reply.js";
 import { renderEventLine } from "../../../src/cli/render-event-line.js";
 import { ErrorCode, isAppError } from "../../../src/core/errors.js";
-import type { RolloutState } from "../../../src/core/rollout/rollout-types.js";
+import type { RolloutState } from "../../../src/core/rollout/rollout-state.js";
 import { recordWithState, rolloutStateOf } from "../../../src/jobs/store/rollout-record.js";
 import { resumeDriver, startDriver } from "../../core/rollout/rollout-driver.js";
 import { backHeld, cluster, down, SETTINGS, TO } from "../../core/rollout/rollout-fixtures.js";
