@@ -11,7 +11,7 @@ import { simClusterConfig } from "../src/composition/sim-cluster-config.js";
 import { simRunnerClock } from "../src/composition/sim-runner-clock.js";
 import { type ClusterConfig, clusterSchema } from "../src/config/schema.js";
 import type { ClusterReader } from "../src/connect/cluster-reader.js";
-import type { RolloutTarget } from "../src/core/plan/plan-types.js";
+import type { RolloutPace, RolloutTarget } from "../src/core/plan/plan-types.js";
 import type { Decision } from "../src/core/rollout/approval-types.js";
 import type { RolloutEvent } from "../src/core/rollout/rollout-io.js";
 import type { RolloutState } from "../src/core/rollout/rollout-state.js";
@@ -31,7 +31,7 @@ export interface InProcessRolloutOptions {
   readonly sim: RunningSim;
   readonly cluster?: string;
   readonly target: RolloutTarget;
-  readonly pace?: "safe" | "window";
+  readonly pace?: RolloutPace;
   readonly delayMs: number;
   readonly expectedRestartMs: number;
   readonly pollIntervalMs?: number;
@@ -138,7 +138,7 @@ export async function runInProcessRollout(o: InProcessRolloutOptions): Promise<I
 export interface BenchRolloutOptions {
   readonly sim: RunningSim;
   readonly target: RolloutTarget;
-  readonly pace: "safe" | "window";
+  readonly pace: RolloutPace;
   readonly delayMs: number;
   readonly expectedRestartMs: number;
   readonly pollIntervalMs: number;

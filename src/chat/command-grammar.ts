@@ -13,12 +13,12 @@
  *
  * The subcommand words are reserved: a cluster cannot be named `plan`, `status`, … (use `rollout plan v1`).
  */
+import type { RolloutPace } from "../core/plan/plan-types.js";
 
 export const CLUSTER_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 export const VERSION_PATTERN = /^v?[0-9]+\.[0-9]+(\.[0-9]+)?([-.][0-9A-Za-z]{1,32})?$/;
 export const MAX_COMMAND_LENGTH = 200;
 
-export type RolloutPace = "safe" | "window";
 export type RolloutArgument = { kind: "restart" } | { kind: "version"; version: string };
 
 export type Command =

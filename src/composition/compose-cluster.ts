@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { ClusterConfig } from "../config/schema.js";
 import type { ClusterReader } from "../connect/cluster-reader.js";
 import { createHttpClusterReader } from "../connect/http-cluster-reader.js";
+import type { RolloutPace } from "../core/plan/plan-types.js";
 import { resolveRolloutSettings } from "../core/rollout/resolve-rollout-settings.js";
 import type { RolloutSettings } from "../core/rollout/rollout-state.js";
 import { workerIdOf } from "../core/snapshot.js";
@@ -15,7 +16,7 @@ const DEFAULT_DELAY_MS = 300_000;
 /** Maps a cluster's configuration to the rollout engine's settings, every default filled in (`resolveRolloutSettings`). */
 export function rolloutSettingsFor(
   cluster: ClusterConfig,
-  overrides: { pace?: "safe" | "window" } = {},
+  overrides: { pace?: RolloutPace } = {},
 ): RolloutSettings {
   const delayMs = cluster.connect.scheduledRebalanceMaxDelayMs ?? DEFAULT_DELAY_MS;
   const byWorker = Object.fromEntries(

@@ -45,14 +45,14 @@ export interface ControlRequested {
   readonly at: number;
 }
 
-export type ControlResult = ControlRequested | Refused<ControlRefusal>;
+export type ControlAnswer = ControlRequested | Refused<ControlRefusal>;
 
 /**
  * Pause, resume or abort a cluster's running rollout: recorded on the job (the runner applies it before the next
  * restart); an abort also answers a waiting prompt "abort". Checks, in order: channel (Slack), cluster known, change
  * window (resume only: it restarts workers again), requester — or, for abort, approver (Slack), a rollout running.
  */
-export async function controlRollout(deps: ControlDeps, request: ControlRequest): Promise<ControlResult> {
+export async function controlRollout(deps: ControlDeps, request: ControlRequest): Promise<ControlAnswer> {
   const { config, store } = deps;
   const { action, cluster, requester } = request;
   const found = lookUpCluster(config, cluster, requester);

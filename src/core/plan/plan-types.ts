@@ -1,4 +1,5 @@
 import type { ConnectProtocol, ConnectProtocolSetting } from "../protocol.js";
+import type { ExactlyOnceSourceSupport } from "../snapshot.js";
 
 /** What the rollout must achieve: every worker restarted (and, for an upgrade, reporting `version`). */
 export interface RolloutTarget {
@@ -15,7 +16,6 @@ export interface RolloutTarget {
 }
 
 export type RolloutPace = "safe" | "window";
-export type ExactlyOnceSourceSupport = "disabled" | "preparing" | "enabled";
 
 /** What the planner needs from the configuration. Missing optional values take the defaults in `resolvePlanPolicy`. */
 export interface PlanPolicy {

@@ -22,7 +22,7 @@ import { workerBack } from "./worker-back.js";
  * or moved a step (rollout-reasons.ts).
  */
 
-export interface StartRollout {
+export interface NewRollout {
   readonly jobId: string;
   readonly cluster: string;
   readonly target: RolloutTarget;
@@ -34,7 +34,7 @@ export interface StartRollout {
 }
 
 /** A new rollout: it first reads the cluster to plan. */
-export function startRollout(start: StartRollout): Transition {
+export function beginRollout(start: NewRollout): Transition {
   const state: RolloutState = {
     v: ROLLOUT_STATE_VERSION,
     jobId: start.jobId,

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../../core/clock.js";
 import { AppError, ErrorCode, isAppError } from "../../core/errors.js";
 import type { RolloutTarget } from "../../core/plan/plan-types.js";
-import { decide, startRollout } from "../../core/rollout/decide.js";
+import { beginRollout, decide } from "../../core/rollout/decide.js";
 import type { RolloutSettings, RolloutState } from "../../core/rollout/rollout-state.js";
 import { summarizeRollout } from "../../core/rollout/summarize.js";
 import type { HistoryEntry } from "../store/audit-and-history.js";
@@ -41,13 +41,13 @@ export interface StartRequest {
   readonly jobId?: string;
 }
 
-export type StartResult =
+export type StartOutcome =
   | { readonly kind: "started"; readonly job: JobRecord; readonly done: Promise<RunOutcome> }
   | { readonly kind: "locked"; readonly holder: LockHolder };
 
 export interface RolloutService {
   /** Takes the cluster's lock and runs the rollout in the background. */
-  start(request: StartRequest): Promise<StartResult>;
+  start(request: StartRequest): Promise<StartOutcome>;
   /**
    * Takes over orphaned jobs (lease expired, job unfinished) and resumes them from their checkpoints; `filter`
    * chooses which (default: all).
@@ -179,7 +179,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
         };
       }
       const now = clock.now();
-      const first = startRollout({
+      const first = beginRollout({
         jobId,
         cluster: request.cluster,
         target: request.target,

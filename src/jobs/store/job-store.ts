@@ -44,7 +44,7 @@ export interface ControlRequest {
   by: string;
   at: number;
 }
-export type ControlResult =
+export type RequestControlResult =
   | { kind: "recorded"; control: ControlState }
   | { kind: "finished"; status: JobStatus };
 
@@ -126,7 +126,7 @@ export interface JobRecordStore {
    * restart. Refused with `{ kind: "finished" }` once the job is over.
    * @throws AppError `job/not-found`.
    */
-  requestControl(jobId: string, request: ControlRequest): Promise<ControlResult>;
+  requestControl(jobId: string, request: ControlRequest): Promise<RequestControlResult>;
   /**
    * Records the job's Slack thread (once its parent is posted: it may be after the job started) and the ts of
    * messages in it by notifier key (step replies, prompts), beside the runner's body: checkpoints never overwrite

@@ -1,7 +1,7 @@
 import { approvalDetails, approvalPrompt } from "../../../src/chat/views/approval-text.js";
 import type { RolloutTarget } from "../../../src/core/plan/plan-types.js";
 import type { Decision, PendingApproval } from "../../../src/core/rollout/approval-types.js";
-import { decide, startRollout } from "../../../src/core/rollout/decide.js";
+import { beginRollout, decide } from "../../../src/core/rollout/decide.js";
 import {
   type RolloutSettingsInput,
   resolveRolloutSettings,
@@ -157,7 +157,7 @@ function describeAction(e: RolloutEffect): string {
 
 /** A new rollout (job "job-1", requested by "bob") waiting for its first read. */
 export function startDriver(options: DriverOptions = {}): RolloutDriver {
-  const t = startRollout({
+  const t = beginRollout({
     jobId: "job-1",
     cluster: "prod",
     target: options.target ?? UPGRADE,
@@ -167,7 +167,7 @@ export function startDriver(options: DriverOptions = {}): RolloutDriver {
     now: options.now ?? 0,
   });
   const first = t.effects.at(-1);
-  if (!first) throw new Error("startRollout returned no effect");
+  if (!first) throw new Error("beginRollout returned no effect");
   return new RolloutDriver(t.state, first);
 }
 
