@@ -1,14 +1,14 @@
 import { isWithinChangeWindow } from "../config/change-window.js";
 import type { Config } from "../config/schema.js";
 import { rolloutStateOf } from "../jobs/store/rollout-record.js";
-import type { ChatStore } from "../jobs/store/store-roles.js";
+import type { StatusStore } from "../jobs/store/store-roles.js";
 import type { ClusterOverview } from "./views/render-overview.js";
 import { statusStateOf } from "./views/render-status.js";
 import { stepsDone } from "./views/rollout-text.js";
 
 export interface ClusterOverviewDeps {
   readonly config: Config;
-  readonly store: ChatStore;
+  readonly store: StatusStore;
   readonly now: number;
 }
 

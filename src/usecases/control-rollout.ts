@@ -1,6 +1,7 @@
 import { isWithinChangeWindow } from "../config/change-window.js";
 import type { SlackThread } from "../jobs/store/job-record.js";
-import type { ControlAction, JobStore } from "../jobs/store/job-store.js";
+import type { ControlAction } from "../jobs/store/job-store.js";
+import type { ControlStore } from "../jobs/store/store-roles.js";
 import { lookUpCluster, type Requester, requesterId } from "./access.js";
 import { authorizerOf, type RequestPolicy } from "./prepare-rollout.js";
 import {
@@ -16,7 +17,7 @@ import {
 
 export interface ControlDeps extends RequestPolicy {
   /** The cluster's unfinished job, the request, and "abort" for a waiting prompt. Slack's store and the CLI's. */
-  readonly store: Pick<JobStore, "listJobs" | "requestControl" | "decide">;
+  readonly store: ControlStore;
 }
 
 export interface ControlRequest {

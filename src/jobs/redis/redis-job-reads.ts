@@ -8,16 +8,11 @@ import {
   storedSlackOf,
 } from "../store/job-record.js";
 import type { ListJobsOptions } from "../store/job-store.js";
+import type { JobReads } from "../store/store-roles.js";
 import type { RedisStoreContext } from "./redis-store-context.js";
 
 /** Reading jobs and decisions back from Redis, validated (`store/corrupt` when they fail their schema). */
-export interface RedisJobReads {
-  loadJob(id: string): Promise<JobRecord>;
-  listJobs(options?: ListJobsOptions): Promise<JobRecord[]>;
-  readDecision(jobId: string, approvalId: string): Promise<DecisionRecord | null>;
-}
-
-export function createRedisJobReads(ctx: RedisStoreContext): RedisJobReads {
+export function createRedisJobReads(ctx: RedisStoreContext): JobReads {
   const { redis, keys, call } = ctx;
 
   async function loadJob(id: string): Promise<JobRecord> {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError, ErrorCode } from "../../core/errors.js";
-import type { AcquireResult, JobStore, Lease, LockHolder, LockStore } from "../store/job-store.js";
+import type { AcquireResult, JobStore, Lease, LockHolder } from "../store/job-store.js";
+import type { ClusterLocks } from "../store/store-roles.js";
 import { parseStatus, replyArray, replyHolder, replyNumber } from "./redis-replies.js";
 import type { RedisStoreContext } from "./redis-store-context.js";
 
@@ -14,7 +15,7 @@ export interface RedisLocksOptions {
 }
 
 /** The cluster locks of the Redis job store: each change one Lua script over the cluster's lock keys. */
-export function createRedisLocks(ctx: RedisStoreContext, options: RedisLocksOptions): LockStore {
+export function createRedisLocks(ctx: RedisStoreContext, options: RedisLocksOptions): ClusterLocks {
   const { redis, keys, call, run } = ctx;
 
   function toAcquireResult(reply: unknown, name: string, lease: Omit<Lease, "fence">): AcquireResult {

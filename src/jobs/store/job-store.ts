@@ -64,17 +64,14 @@ export interface WaitForDecisionOptions {
 /**
  * Durable state of rollouts: cluster locks with fencing, job records, approvals, control requests,
  * audit trail and per-cluster history. Shared by every bot replica. Adapters: Redis and in-memory, both passing
- * test/jobs/store/job-store-contract.ts. Its parts are the interfaces below; a consumer takes the narrow role it uses
- * (store-roles.ts), not the whole store.
+ * test/jobs/store/job-store-contract.ts. A consumer takes the narrow role it uses (store-roles.ts), not the whole store.
  *
  * Errors: every method may throw AppError `store/unavailable` (retryable) when the backend cannot be
  * reached; reads throw `store/corrupt` when stored data fails its schema. Expected outcomes (lock held,
  * decision already taken) are returned as values.
  */
-export interface JobStore extends LockStore, JobRecordStore, DecisionStore, AuditStore, StoreLifecycle {}
-
-/** Cluster locks with fencing, and taking over the jobs whose lock was let go. */
-export interface LockStore {
+export interface JobStore {
+  // Cluster locks with fencing, and taking over the jobs whose lock was let go.
   /** Takes the cluster's lock for `jobId` if it is free, bumping the cluster's fencing counter. */
   acquireLock(cluster: string, options: AcquireOptions): Promise<AcquireResult>;
   /** Extends the lease to `ttlMs` from now. False when the lease is no longer the lock's holder. */
@@ -99,10 +96,8 @@ export interface LockStore {
    * to the audit. Reload the job afterwards: the returned lease is what `saveJob` needs.
    */
   takeOver(job: JobRecord, owner: string, ttlMs: number): Promise<TakeOverResult>;
-}
 
-/** Job records: the runner's fenced checkpoints, chat's control requests and Slack message ts beside them. */
-export interface JobRecordStore {
+  // Job records: the runner's fenced checkpoints, chat's control requests and Slack message ts beside them.
   /**
    * Stores a new job. Its `fence` and `owner` are stored as given (use 0 and null before a lock is taken);
    * its `control` is ignored (set it with `requestControl`).
@@ -137,10 +132,8 @@ export interface JobRecordStore {
     jobId: string,
     input: { thread?: SlackThread; messages?: Readonly<Record<string, string>> },
   ): Promise<void>;
-}
 
-/** Answers to approval prompts: first writer wins, waiters are woken. */
-export interface DecisionStore {
+  // Answers to approval prompts: first writer wins, waiters are woken.
   /**
    * Records an answer to an approval prompt if the job currently awaits exactly `approvalId` and no
    * answer is recorded yet (first writer wins, atomically), then wakes waiters.
@@ -158,10 +151,8 @@ export interface DecisionStore {
     approvalId: string,
     options: WaitForDecisionOptions,
   ): Promise<DecisionRecord>;
-}
 
-/** Each job's audit trail and each cluster's history of finished rollouts. */
-export interface AuditStore {
+  // Each job's audit trail and each cluster's history of finished rollouts.
   /**
    * Appends to the job's audit trail (capped to the newest entries).
    * @throws AppError `job/not-found` (Redis) when no job with this id was created: its keys live in its cluster's slot.
@@ -173,9 +164,8 @@ export interface AuditStore {
   pushHistory(cluster: string, entry: HistoryEntry): Promise<void>;
   /** The newest `limit` entries, newest first. */
   history(cluster: string, limit: number): Promise<HistoryEntry[]>;
-}
 
-export interface StoreLifecycle {
+  // Readiness and shutdown.
   /** Readiness: resolves when the backend answers. @throws AppError `store/unavailable`. */
   ping(): Promise<void>;
   /**
