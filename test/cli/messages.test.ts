@@ -23,8 +23,7 @@ const eager: PendingApproval = {
   id: "a1",
   kind: "eager-window",
   step: 1,
-  prompt: "p",
-  details: [],
+  facts: { kind: "eager-window", cluster: "prod", worker: "worker-1" },
   options: ["approve", "abort"],
   askedAt: 0,
 };

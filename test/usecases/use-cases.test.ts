@@ -158,7 +158,7 @@ describe("controlRollout", () => {
 
   it("an abort from a terminal answers the waiting prompt, as the operator", async () => {
     const d = deps(MON_1000_UTC);
-    await d.store.createJob(job("j1", { pendingApproval: { id: "a1", kind: "eager-window", prompt: "?" } }));
+    await d.store.createJob(job("j1", { pendingApproval: { id: "a1", kind: "eager-window" } }));
     const result = await controlRollout(d, { action: "abort", cluster: "prod", requester: terminal });
     expect(result).toMatchObject({ kind: "requested", answeredPrompt: "eager-window", at: MON_1000_UTC });
     expect((await d.store.loadJob("j1")).control).toMatchObject({ abort: true, by: "alice@host" });

@@ -9,17 +9,17 @@ import type {
 /**
  * The wording of approval prompts, from the facts core asks with: a one-sentence title and lines of detail, plain
  * text (unescaped). The Slack prompt (render-approval.ts) escapes them; the terminal (`connect-roll run`) prints and
- * asks them as they are. An approval from a checkpoint written before facts shows the text core worded then.
+ * asks them as they are.
  */
 
 /** The prompt's one sentence, e.g. "Restarting connect-3 failed. Retry the restart?". */
 export function approvalPrompt(approval: PendingApproval): string {
-  return approval.facts === undefined ? approval.prompt : promptOf(approval.facts);
+  return promptOf(approval.facts);
 }
 
 /** The prompt's lines of detail (findings, gate reasons, changed connectors, what the worker answers). */
 export function approvalDetails(approval: PendingApproval): readonly string[] {
-  return approval.facts === undefined ? approval.details : detailsOf(approval.facts);
+  return detailsOf(approval.facts);
 }
 
 const EAGER_WINDOW_DETAILS: readonly string[] = [

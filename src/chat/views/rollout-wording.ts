@@ -13,8 +13,7 @@ import type { PlanVsReality } from "../../core/rollout/summarize.js";
 /**
  * The wording of what core returns as facts about a rollout: why it finished, why a step was skipped or moved, a
  * step's note, the plan next to reality, where the cluster stands. Plain text (unescaped): the Slack views escape
- * it, the terminal (`connect-roll run`, its `--json` lines and summary) and the audit trail print it as it is. A
- * `{ kind: "text" }` from a checkpoint written before these were facts is shown as core worded it then.
+ * it, the terminal (`connect-roll run`, its `--json` lines and summary) and the audit trail print it as it is.
  */
 
 /** "aborted by U2 before step 3", "every worker was restarted and the cluster settled after each step". */
@@ -42,8 +41,6 @@ export function finishReasonText(reason: FinishReason): string {
     }
     case "aborted-at-prompt":
       return `aborted by ${reason.by} at the ${reason.approval} prompt`;
-    case "text":
-      return reason.text;
   }
 }
 
@@ -75,8 +72,6 @@ export function skipReasonText(reason: SkipReason): string {
       return `already runs ${reason.version}`;
     case "restarted-since-start":
       return `already restarted since the rollout began (process started ${new Date(reason.startedAt).toISOString()})`;
-    case "text":
-      return reason.text;
   }
 }
 
@@ -85,8 +80,6 @@ export function reorderReasonText(reason: ReorderReason): string {
   switch (reason.kind) {
     case "leader-now":
       return "it is the group leader now; the leader is restarted last";
-    case "text":
-      return reason.text;
   }
 }
 
@@ -95,7 +88,6 @@ export function stepNoteText(note: StepNote): string {
   switch (note.kind) {
     case "on-target":
     case "restarted-since-start":
-    case "text":
       return skipReasonText(note);
     case "continued":
       return `continued by ${note.by} without a passed gate`;

@@ -28,7 +28,7 @@ export interface NewRollout {
   readonly target: RolloutTarget;
   readonly image: string | null;
   readonly requestedBy: string;
-  /** Resolved where settings enter core (`resolveRolloutSettings`). */
+  /** Resolved where settings enter core (the composition root's `rolloutSettingsFor`). */
   readonly settings: RolloutSettings;
   readonly now: number;
 }

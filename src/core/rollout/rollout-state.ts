@@ -69,8 +69,8 @@ export interface DisruptionTrack {
   readonly lastWorker: Readonly<Record<string, string>>;
   /** Tasks not RUNNING (or only stale RUNNING) at the last poll. */
   readonly down: readonly string[];
-  /** The group ran eager at the last poll (absent in checkpoints written before this field existed). */
-  readonly eager?: boolean;
+  /** The group ran eager at the last poll. */
+  readonly eager: boolean;
 }
 
 export type Phase =
@@ -122,7 +122,7 @@ export type ResumePoint =
 
 export type RolloutResult = "succeeded" | "aborted" | "failed";
 
-/** A rollout's settings, every default filled in (`resolveRolloutSettings`, where settings enter core). */
+/** A rollout's settings, every default filled in (`resolvePlanPolicy`, `resolveGatePolicy`) before they enter core. */
 export interface RolloutSettings {
   readonly planPolicy: ResolvedPlanPolicy;
   readonly gatePolicy: ResolvedGatePolicy;

@@ -11,13 +11,8 @@ async function pendingControl(ctx: RunContext, state: RolloutState): Promise<Rol
   const control = job.control;
   if (!control) return null;
   // Ordered by the store's sequence number, not by `at`: replicas' wall clocks may disagree.
-  if (control.seq !== undefined) {
-    if (control.seq <= ctx.lastControlSeq) return null;
-    ctx.lastControlSeq = control.seq;
-  } else {
-    if (control.at <= ctx.lastControlAt) return null;
-    ctx.lastControlAt = control.at;
-  }
+  if (control.seq <= ctx.lastControlSeq) return null;
+  ctx.lastControlSeq = control.seq;
   const now = ctx.deps.clock.now();
   if (control.abort) return { kind: "control-requested", now, action: "abort", by: control.by };
   const paused = state.phase.kind === "paused" || state.pendingControl?.action === "pause";

@@ -16,8 +16,6 @@ export interface RunContext {
   record: JobRecord;
   /** Control requests already fed into the state machine: by their `seq` (the store's order of requests). */
   lastControlSeq: number;
-  /** The same for requests recorded before `seq` existed (by their `at`). */
-  lastControlAt: number;
   /** Wall-clock ms since which the store has failed every call, or null while it answers. */
   outageSince: number | null;
   /** The latest state, for events emitted outside a transition. */

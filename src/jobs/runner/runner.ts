@@ -31,7 +31,6 @@ export async function runRollout(
     // From 0, not from the stored control: a pause or abort recorded while no runner was alive (the previous owner
     // crashed before reading it) must still apply after a takeover. Pause/resume are idempotent against the state.
     lastControlSeq: 0,
-    lastControlAt: 0,
     outageSince: null,
     state: first.state,
   };

@@ -26,8 +26,6 @@ const threadSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1
 const storedApprovalSchema = z.object({
   id: z.string().min(1),
   kind: z.string().min(1),
-  /** A summary for readers of the record (the approval's kind; the sentence, for approvals asked before facts). */
-  prompt: z.string(),
 });
 const controlSchema = z.object({
   pause: z.boolean(),
@@ -35,7 +33,7 @@ const controlSchema = z.object({
   by: z.string(),
   at: z.number(),
   /** Grows by one per request, atomically in the store: the order of requests, whatever replicas' clocks say. */
-  seq: z.number().int().nonnegative().optional(),
+  seq: z.number().int().nonnegative(),
 });
 
 /** Envelope of a job as stored; `v` is the schema version. `state` is checked by the runner, not here. */
@@ -177,7 +175,7 @@ export function fromStoredFields(
             abort: control.abort === "1",
             by: control.by,
             at: Number(control.at),
-            ...(control.seq === undefined ? {} : { seq: Number(control.seq) }),
+            seq: Number(control.seq),
           },
   };
   const parsed = jobRecordSchema.safeParse(candidate);

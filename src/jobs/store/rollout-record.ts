@@ -1,11 +1,6 @@
 import { z } from "zod";
 import { AppError, ErrorCode } from "../../core/errors.js";
-import {
-  type RolloutSettingsInput,
-  resolveRolloutSettings,
-} from "../../core/rollout/resolve-rollout-settings.js";
 import { ROLLOUT_STATE_VERSION, type RolloutState } from "../../core/rollout/rollout-state.js";
-import { parseWindowKey } from "../../core/rollout/window-key.js";
 import type { JobRecord, JobStatus } from "./job-record.js";
 
 const windowKeySchema = z.discriminatedUnion("kind", [
@@ -13,38 +8,11 @@ const windowKeySchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("pace"), window: z.number().int().nonnegative() }),
 ]);
 
-/**
- * The window being crossed. Its key is typed; a checkpoint written before that holds it as `index: "pace:<n>"` or
- * `"eager:<fromStep>"`, read into the typed key here.
- */
-const openWindowSchema = z
-  .looseObject({
-    key: windowKeySchema.optional(),
-    index: z.string().optional(),
-    deadline: z.number().nullable(),
-  })
-  .transform((w, ctx) => {
-    const { index, ...rest } = w;
-    const key = w.key ?? (index === undefined ? null : parseWindowKey(index));
-    if (key === null) {
-      ctx.addIssue({
-        code: "custom",
-        message: `no window key (index ${JSON.stringify(index ?? null)})`,
-        input: w,
-      });
-      return z.NEVER;
-    }
-    return { ...rest, key };
-  });
+/** The window being crossed. */
+const openWindowSchema = z.looseObject({ key: windowKeySchema, deadline: z.number().nullable() });
 
-/**
- * A reason or note: facts (`{ kind, … }`, worded by the views). A checkpoint written before these were facts holds
- * the sentence core worded then, read as `{ kind: "text", text }` and shown as it is.
- */
-const wordedOrFacts = z.union([
-  z.string().transform((text) => ({ kind: "text" as const, text })),
-  z.looseObject({ kind: z.string().min(1) }),
-]);
+/** A reason or note: facts (`{ kind, … }`), worded by the views. */
+const facts = z.looseObject({ kind: z.string().min(1) });
 
 /**
  * The checkpoint's outer shape, checked when a job is read back (another replica, another version of the bot).
@@ -75,7 +43,7 @@ const stateSchema = z.looseObject({
       "finished",
     ]),
     /** `finished`: why. */
-    reason: wordedOrFacts.optional(),
+    reason: facts.optional(),
   }),
   steps: z.array(
     z.looseObject({
@@ -83,19 +51,20 @@ const stateSchema = z.looseObject({
       worker: z.string(),
       status: z.string(),
       attempts: z.number().int(),
-      note: wordedOrFacts.nullable().optional(),
+      note: facts.nullable().optional(),
     }),
   ),
   approvals: z.array(z.looseObject({ id: z.string(), decision: z.string(), by: z.string() })),
-  track: z.looseObject({ lastWorker: z.record(z.string(), z.string()), down: z.array(z.string()) }),
+  track: z.looseObject({
+    lastWorker: z.record(z.string(), z.string()),
+    down: z.array(z.string()),
+    eager: z.boolean(),
+  }),
   seq: z.number().int(),
   openWindow: openWindowSchema.nullable().optional(),
 });
 
-/**
- * Reads a rollout checkpoint from a job record. Settings enter core here too: a checkpoint written before they were
- * resolved has its defaults filled in (`resolveRolloutSettings`). @throws AppError `store/corrupt` with every bad path.
- */
+/** Reads a rollout checkpoint from a job record. @throws AppError `store/corrupt` with every bad path. */
 export function rolloutStateOf(record: JobRecord): RolloutState {
   const parsed = stateSchema.safeParse(record.state);
   if (!parsed.success)
@@ -103,11 +72,7 @@ export function rolloutStateOf(record: JobRecord): RolloutState {
       ErrorCode.StoreCorrupt,
       `job ${record.id} has an unreadable checkpoint:\n${z.prettifyError(parsed.error)}`,
     );
-  const state = parsed.data as unknown as RolloutState;
-  return {
-    ...state,
-    settings: resolveRolloutSettings(parsed.data.settings as unknown as RolloutSettingsInput),
-  };
+  return parsed.data as unknown as RolloutState;
 }
 
 function jobStatusOf(state: RolloutState): JobStatus {
@@ -123,19 +88,14 @@ function jobStatusOf(state: RolloutState): JobStatus {
   }
 }
 
-/**
- * The job record that checkpoints `state` (store-owned fields are kept from `base`). The pending approval's `prompt`
- * is its kind: the wording belongs to the views (the checkpoint holds the facts); an approval from an older
- * checkpoint keeps the sentence it was asked with.
- */
+/** The job record that checkpoints `state` (store-owned fields are kept from `base`). */
 export function recordWithState(base: JobRecord, state: RolloutState): JobRecord {
   const approval = state.phase.kind === "awaiting-approval" ? state.phase.approval : null;
-  const prompt = approval?.facts === undefined ? (approval?.prompt ?? "") : approval.kind;
   return {
     ...base,
     status: jobStatusOf(state),
     updatedAt: state.updatedAt,
-    pendingApproval: approval ? { id: approval.id, kind: approval.kind, prompt } : null,
+    pendingApproval: approval ? { id: approval.id, kind: approval.kind } : null,
     state,
   };
 }

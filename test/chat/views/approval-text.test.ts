@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { approvalDetails, approvalPrompt } from "../../../src/chat/views/approval-text.js";
+import { escapeMrkdwn } from "../../../src/chat/views/limits.js";
 import { renderApprovalDecided, renderApprovalPrompt } from "../../../src/chat/views/render-approval.js";
 import { renderEventLine } from "../../../src/cli/render-event-line.js";
 import {
@@ -9,6 +10,7 @@ import {
   type PendingApproval,
 } from "../../../src/core/rollout/approval-types.js";
 import type { GateReason } from "../../../src/core/settle/settle-types.js";
+import { blockText } from "./block-text.js";
 import { aRollout, heldReason, stepStart } from "./rollout-state-builder.js";
 
 const slower: GateReason = {
@@ -32,7 +34,7 @@ interface Case {
   details: string[];
 }
 
-/** Every prompt core asks, by its facts, and the words a person reads (as core worded them before facts). */
+/** Every prompt core asks, by its facts, and the words a person reads. */
 const CASES: Case[] = [
   {
     name: "blocking findings",
@@ -185,21 +187,14 @@ function asked(c: Case): PendingApproval {
   };
 }
 
-/** The same approval as a checkpoint written before facts held it: the words themselves. */
-function worded(c: Case): PendingApproval {
-  const { facts: _facts, ...rest } = asked(c);
-  return { ...rest, prompt: c.prompt, details: c.details };
-}
-
 describe("approval text: the views word what core asks", () => {
   it.each(CASES)("$name", (c) => {
     expect(approvalPrompt(asked(c))).toBe(c.prompt);
     expect(approvalDetails(asked(c))).toEqual(c.details);
   });
 
-  it.each(CASES)("$name: the Slack prompt and its decided form read as the worded one does", (c) => {
+  it.each(CASES)("$name: the Slack prompt and its decided form carry the words", (c) => {
     const state = aRollout().settledThrough(2).build();
-    expect(renderApprovalPrompt(state, asked(c))).toEqual(renderApprovalPrompt(state, worded(c)));
     const a = asked(c);
     const record = {
       id: a.id,
@@ -209,29 +204,16 @@ describe("approval text: the views word what core asks", () => {
       by: "U2",
       at: stepStart(3),
     };
-    expect(renderApprovalDecided(state, asked(c), record)).toEqual(
-      renderApprovalDecided(state, worded(c), record),
-    );
+    for (const message of [renderApprovalPrompt(state, a), renderApprovalDecided(state, a, record)]) {
+      const text = blockText(message);
+      expect(text).toContain(escapeMrkdwn(c.prompt));
+      for (const detail of c.details) expect(text).toContain(`• ${escapeMrkdwn(detail)}`);
+    }
   });
 
-  it.each(CASES)("$name: the `connect-roll run` line reads as the worded one does", (c) => {
-    const line = (approval: PendingApproval) =>
-      renderEventLine({ kind: "approval-requested", approval }, new Map());
-    expect(line(asked(c))).toBe(line(worded(c)));
-    expect(line(asked(c))).toBe(
+  it.each(CASES)("$name: the `connect-roll run` line", (c) => {
+    expect(renderEventLine({ kind: "approval-requested", approval: asked(c) }, new Map())).toBe(
       `approval needed (${approvalKindOf(c.facts)}): ${c.prompt}${c.details.map((d) => `\n    ${d}`).join("")}`,
     );
-  });
-
-  it("an approval from an older checkpoint shows the words it was asked with", () => {
-    const [first] = CASES;
-    if (!first) throw new Error("no case");
-    const older = {
-      ...worded(first),
-      prompt: "The plan has blocking findings. Start anyway?",
-      details: ["x"],
-    };
-    expect(approvalPrompt(older)).toBe("The plan has blocking findings. Start anyway?");
-    expect(approvalDetails(older)).toEqual(["x"]);
   });
 });

@@ -103,7 +103,9 @@ describe("renderStepReply", () => {
   });
 
   it("skipped", () => {
-    expect(reply(aRollout().skipped(1, "already runs 3.7.1").build(), 1, stepStart(2))).toMatchSnapshot();
+    expect(
+      reply(aRollout().skipped(1, { kind: "on-target", version: "3.7.1" }).build(), 1, stepStart(2)),
+    ).toMatchSnapshot();
   });
 
   it("continued anyway", () => {

@@ -1,4 +1,10 @@
-import type { ApprovalRecord, Decision, PendingApproval } from "../../../src/core/rollout/approval-types.js";
+import {
+  type ApprovalFacts,
+  type ApprovalRecord,
+  approvalKindOf,
+  type Decision,
+  type PendingApproval,
+} from "../../../src/core/rollout/approval-types.js";
 import type { FinishReason, SkipReason } from "../../../src/core/rollout/rollout-reasons.js";
 import type {
   Phase,
@@ -126,12 +132,8 @@ export class RolloutStateBuilder {
     return this;
   }
 
-  /** A sentence for the reason is one an older checkpoint holds (`{ kind: "text" }`). */
-  skipped(n: number, reason: SkipReason | string = { kind: "on-target", version: "3.7.1" }): this {
-    this.step(n, {
-      status: "skipped",
-      note: typeof reason === "string" ? { kind: "text", text: reason } : reason,
-    });
+  skipped(n: number, reason: SkipReason = { kind: "on-target", version: "3.7.1" }): this {
+    this.step(n, { status: "skipped", note: reason });
     return this.phase({ kind: "before-step", step: n + 1 });
   }
 
@@ -156,16 +158,17 @@ export class RolloutStateBuilder {
     return this;
   }
 
-  awaiting(approval: Partial<PendingApproval> & Pick<PendingApproval, "kind">): this {
+  /** Asks about `facts` (its kind follows from them), at step 1 unless `approval` says otherwise. */
+  awaiting(facts: ApprovalFacts, approval: Partial<Omit<PendingApproval, "facts" | "kind">> = {}): this {
     const step = approval.step === undefined ? 1 : approval.step;
     const full: PendingApproval = {
       id: `${this.state.jobId}:a${this.state.seq + 1}`,
+      kind: approvalKindOf(facts),
       step,
-      prompt: `Approve ${approval.kind}?`,
-      details: [],
       options: ["approve", "abort"],
       askedAt: step === null ? T0 + MINUTE : stepStart(step),
       ...approval,
+      facts,
     };
     this.state = { ...this.state, seq: this.state.seq + 1 };
     return this.phase(
@@ -184,12 +187,10 @@ export class RolloutStateBuilder {
     return this.phase({ kind: "paused", step: n, by, at }, at);
   }
 
-  /** A sentence for the reason is one an older checkpoint holds (`{ kind: "text" }`). */
-  finished(result: RolloutResult, reason: FinishReason | string, at?: number): this {
+  finished(result: RolloutResult, reason: FinishReason, at?: number): this {
     const finishedAt = at ?? this.state.updatedAt + 10 * SECOND;
     this.state = { ...this.state, finishedAt };
-    const facts: FinishReason = typeof reason === "string" ? { kind: "text", text: reason } : reason;
-    return this.phase({ kind: "finished", result, reason: facts }, finishedAt);
+    return this.phase({ kind: "finished", result, reason }, finishedAt);
   }
 
   build(): RolloutState {

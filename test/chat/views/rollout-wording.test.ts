@@ -24,7 +24,7 @@ function kindsOf<T extends { kind: string }>(cases: readonly (readonly [T, strin
 
 const held = heldReason("connect-3", 14, 120_000);
 
-/** Why a rollout finished, by its facts, and the words a person reads (as core worded them before facts). */
+/** Why a rollout finished, by its facts, and the words a person reads. */
 const FINISH: readonly (readonly [FinishReason, string])[] = [
   [{ kind: "all-settled" }, "every worker was restarted and the cluster settled after each step"],
   [{ kind: "nothing-to-do" }, "every worker already runs the target version; nothing to do"],
@@ -63,10 +63,6 @@ const FINISH: readonly (readonly [FinishReason, string])[] = [
     { kind: "aborted-at-prompt", by: "U2", approval: "eager-window" },
     "aborted by U2 at the eager-window prompt",
   ],
-  [
-    { kind: "text", text: "aborted by U2 (worded by an older bot)" },
-    "aborted by U2 (worded by an older bot)",
-  ],
 ];
 
 const item = (task: number) => ({ connector: "orders", task, state: "UNASSIGNED" });
@@ -93,12 +89,10 @@ const SKIP: readonly (readonly [SkipReason, string])[] = [
     { kind: "restarted-since-start", startedAt: Date.UTC(2024, 4, 1, 14, 3, 0) },
     "already restarted since the rollout began (process started 2024-05-01T14:03:00.000Z)",
   ],
-  [{ kind: "text", text: "already runs 3.7.0" }, "already runs 3.7.0"],
 ];
 
 const REORDER: readonly (readonly [ReorderReason, string])[] = [
   [{ kind: "leader-now" }, "it is the group leader now; the leader is restarted last"],
-  [{ kind: "text", text: "moved by an older bot" }, "moved by an older bot"],
 ];
 
 const NOTES: readonly (readonly [StepNote, string])[] = [
@@ -138,17 +132,15 @@ describe("rollout wording: facts → the words people read", () => {
         "aborted-before-step",
         "aborted-while-settling",
         "aborted-at-prompt",
-        "text",
       ].sort(),
     );
     expect(kindsOf(UNSETTLED)).toEqual(["no-connectors-unconfirmed", "not-started", "rebalancing"]);
-    expect(kindsOf(SKIP)).toEqual(["on-target", "restarted-since-start", "text"]);
-    expect(kindsOf(REORDER)).toEqual(["leader-now", "text"]);
+    expect(kindsOf(SKIP)).toEqual(["on-target", "restarted-since-start"]);
+    expect(kindsOf(REORDER)).toEqual(["leader-now"]);
     expect(kindsOf(NOTES)).toEqual(
       [
         "on-target",
         "restarted-since-start",
-        "text",
         "continued",
         "restart-failed",
         "crossed-in-window",

@@ -2,10 +2,6 @@ import { approvalDetails, approvalPrompt } from "../../../src/chat/views/approva
 import type { RolloutTarget } from "../../../src/core/plan/plan-types.js";
 import type { Decision, PendingApproval } from "../../../src/core/rollout/approval-types.js";
 import { beginRollout, decide } from "../../../src/core/rollout/decide.js";
-import {
-  type RolloutSettingsInput,
-  resolveRolloutSettings,
-} from "../../../src/core/rollout/resolve-rollout-settings.js";
 import type {
   RolloutEffect,
   RolloutEvent,
@@ -14,6 +10,7 @@ import type {
 } from "../../../src/core/rollout/rollout-io.js";
 import type { RolloutState } from "../../../src/core/rollout/rollout-state.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
+import { resolvedSettings, type TestSettings } from "../../support/rollout-settings.js";
 import { SETTINGS, UPGRADE } from "./rollout-fixtures.js";
 
 type RestartWorker = Extract<RolloutEffect, { kind: "restart-worker" }>;
@@ -21,8 +18,8 @@ type EventOf<K extends RolloutEvent["kind"]> = Extract<RolloutEvent, { kind: K }
 
 export interface DriverOptions {
   readonly target?: RolloutTarget;
-  /** Settings as they enter core (resolved like the composition root resolves them). */
-  readonly settings?: Partial<RolloutSettingsInput>;
+  /** Settings as a test writes them (resolved like the composition root resolves them). */
+  readonly settings?: Partial<TestSettings>;
   readonly now?: number;
 }
 
@@ -163,7 +160,7 @@ export function startDriver(options: DriverOptions = {}): RolloutDriver {
     target: options.target ?? UPGRADE,
     image: null,
     requestedBy: "bob",
-    settings: resolveRolloutSettings({ ...SETTINGS, ...options.settings }),
+    settings: resolvedSettings({ ...SETTINGS, ...options.settings }),
     now: options.now ?? 0,
   });
   const first = t.effects.at(-1);

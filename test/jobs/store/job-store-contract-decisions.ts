@@ -30,7 +30,7 @@ export function decisionAndAuditContract(t: ContractContext): void {
       const next: JobRecord = {
         ...job,
         status: "awaiting-approval",
-        pendingApproval: { id: approvalId, kind: "eager-window", prompt: "Approve?" },
+        pendingApproval: { id: approvalId, kind: "eager-window" },
       };
       await store.saveJob(lease, next);
       return next;

@@ -1,8 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { renderFinalReport } from "../../../src/chat/views/render-final-report.js";
-import { renderParent } from "../../../src/chat/views/render-parent.js";
-import { renderStepReply } from "../../../src/chat/views/render-step-reply.js";
-import { renderEventLine } from "../../../src/cli/render-event-line.js";
 import { ErrorCode, isAppError } from "../../../src/core/errors.js";
 import type { RolloutState } from "../../../src/core/rollout/rollout-state.js";
 import { recordWithState, rolloutStateOf } from "../../../src/jobs/store/rollout-record.js";
@@ -18,56 +14,60 @@ function insideWindow(): RolloutState {
   return d.state;
 }
 
-/** The same checkpoint as an older version of the bot wrote it: the window key as a string, policies unresolved. */
-function asOlderCheckpoint(state: RolloutState): Record<string, unknown> {
-  const json = JSON.parse(JSON.stringify(state)) as Record<string, unknown> & RolloutState;
-  const { key: _key, ...window } = json.openWindow ?? ({} as never);
-  return {
-    ...json,
-    settings: { ...SETTINGS, planPolicy: { ...SETTINGS.planPolicy, pace: "window" } },
-    openWindow: { ...window, index: "pace:0" },
-  };
+/** `state` as the store holds it (JSON), with `change` applied. */
+function stored(
+  state: RolloutState,
+  change: (json: Record<string, unknown>) => Record<string, unknown> = (j) => j,
+) {
+  return change(JSON.parse(JSON.stringify(state)) as Record<string, unknown>);
+}
+
+/** The AppError `rolloutStateOf` throws for this checkpoint, or a failure when it reads. */
+function corruption(state: Record<string, unknown>): Error {
+  try {
+    rolloutStateOf(aJob({ state }));
+  } catch (e) {
+    if (isAppError(e, ErrorCode.StoreCorrupt)) return e;
+    throw e;
+  }
+  return expect.fail("the checkpoint was read");
 }
 
 describe("rolloutStateOf: checkpoints read back", () => {
-  it("an older checkpoint (window key `pace:0`, unresolved settings) reads as the new one and resumes alike", () => {
+  it("a checkpoint inside a pace window reads back as it was written and resumes alike", () => {
     const state = insideWindow();
     expect(state.openWindow?.key).toEqual({ kind: "pace", window: 0 });
-    const older = rolloutStateOf(aJob({ state: asOlderCheckpoint(state) }));
-    expect(older.openWindow?.key).toEqual({ kind: "pace", window: 0 });
-    expect(older.openWindow).not.toHaveProperty("index");
-    expect(older.settings).toEqual(state.settings);
-    expect(older.settings.gatePolicy.failAfterMs).toBe(1_800_000);
+    const read = rolloutStateOf(aJob({ state: stored(state) }));
+    expect(read).toEqual(state);
+    expect(read.settings.gatePolicy.failAfterMs).toBe(1_800_000);
 
     const back = () => backHeld(cluster(), "worker-1").withWorker("worker-1", (w) => w.version(TO));
     const resume = (from: RolloutState) =>
       resumeDriver(from).probed(21_000, back(), "worker-1").read(21_000, back()).read(21_000, back());
-    const fromOlder = resume(older);
-    const fromNew = resume(state);
-    expect(fromOlder.lines).toEqual(fromNew.lines);
-    expect(fromOlder.restarts.map((r) => r.worker)).toEqual(["worker-2"]);
+    const fromRead = resume(read);
+    const fromWritten = resume(state);
+    expect(fromRead.lines).toEqual(fromWritten.lines);
+    expect(fromRead.restarts.map((r) => r.worker)).toEqual(["worker-2"]);
   });
 
-  it("an eager key in the old form is read too", () => {
-    const state = insideWindow();
-    const older = asOlderCheckpoint(state) as { openWindow: Record<string, unknown> };
-    const read = rolloutStateOf(
-      aJob({ state: { ...older, openWindow: { ...older.openWindow, index: "eager:2" } } }),
-    );
-    expect(read.openWindow?.key).toEqual({ kind: "eager", fromStep: 2 });
-  });
-
-  it("a window without a readable key is a corrupt checkpoint", () => {
-    const older = asOlderCheckpoint(insideWindow()) as { openWindow: Record<string, unknown> };
-    const bad = { ...older, openWindow: { ...older.openWindow, index: "window-0" } };
-    let thrown: unknown;
-    try {
-      rolloutStateOf(aJob({ state: bad }));
-    } catch (e) {
-      thrown = e;
-    }
-    expect(isAppError(thrown, ErrorCode.StoreCorrupt)).toBe(true);
-    expect(String((thrown as Error).message)).toContain("openWindow");
+  const windowAs = (window: Record<string, unknown>) => (json: Record<string, unknown>) => {
+    const { key: _key, ...rest } = json.openWindow as Record<string, unknown>;
+    return { ...json, openWindow: { ...rest, ...window } };
+  };
+  it.each([
+    ["a window key written as text (pace)", windowAs({ index: "pace:0" }), "openWindow.key"],
+    ["a window key written as text (eager)", windowAs({ index: "eager:2" }), "openWindow.key"],
+    ["a window without a readable key", windowAs({ index: "window-0" }), "openWindow.key"],
+    [
+      "a track without the group's protocol at the last poll",
+      (json: Record<string, unknown>) => {
+        const { eager: _eager, ...track } = json.track as Record<string, unknown>;
+        return { ...json, track };
+      },
+      "track.eager",
+    ],
+  ])("%s is a corrupt checkpoint, named by its path", (_what, change, path) => {
+    expect(corruption(stored(insideWindow(), change)).message).toContain(path);
   });
 });
 
@@ -79,23 +79,7 @@ function skippedThenAborted(): RolloutState {
   return d.state;
 }
 
-/** The same checkpoint as a bot that worded reasons in core wrote it: sentences where the facts are now. */
-function withSentences(
-  state: RolloutState,
-  reason: string,
-  notes: Record<number, string>,
-): Record<string, unknown> {
-  const json = JSON.parse(JSON.stringify(state)) as Record<string, unknown> & RolloutState;
-  return {
-    ...json,
-    phase: { ...json.phase, reason },
-    steps: json.steps.map((s) => ({ ...s, note: notes[s.step] ?? s.note })),
-  };
-}
-
 describe("rolloutStateOf: reasons and notes", () => {
-  const now = 200_000;
-
   it("a checkpoint with facts reads back as the same facts", () => {
     const state = skippedThenAborted();
     expect(state.phase).toMatchObject({
@@ -108,50 +92,25 @@ describe("rolloutStateOf: reasons and notes", () => {
     expect(read.steps).toEqual(state.steps);
   });
 
-  it("an older checkpoint's sentences read as text and show as they were worded, in Slack and the terminal", () => {
-    const state = skippedThenAborted();
-    const older = rolloutStateOf(
-      aJob({
-        state: withSentences(state, "aborted by dave before step 3", { 2: `already runs ${TO}` }),
-      }),
-    );
-    expect(older.phase).toMatchObject({
-      kind: "finished",
-      reason: { kind: "text", text: "aborted by dave before step 3" },
-    });
-    expect(older.steps[1]?.note).toEqual({ kind: "text", text: `already runs ${TO}` });
-    expect(older.steps[0]?.note).toBeNull();
-    // What people see is the same whether the checkpoint holds the facts or the sentences core worded then.
-    expect(renderFinalReport(older, now)).toEqual(renderFinalReport(state, now));
-    expect(renderParent(older, now)).toEqual(renderParent(state, now));
-    const skipped = (s: RolloutState) => s.steps[1] ?? expect.fail("no step 2");
-    expect(renderStepReply(older, skipped(older), now)).toEqual(renderStepReply(state, skipped(state), now));
-    const finishedLine = (s: RolloutState) =>
-      s.phase.kind === "finished"
-        ? renderEventLine(
-            { kind: "rollout-finished", result: s.phase.result, reason: s.phase.reason },
-            new Map(),
-          )
-        : null;
-    expect(finishedLine(older)).toBe("aborted: aborted by dave before step 3");
-    expect(finishedLine(state)).toBe(finishedLine(older));
+  const finishedWith = (reason: unknown) => (json: Record<string, unknown>) => ({
+    ...json,
+    phase: { ...(json.phase as Record<string, unknown>), reason },
   });
-
-  it("a reason that is neither a sentence nor facts is a corrupt checkpoint", () => {
-    const bad = withSentences(skippedThenAborted(), "x", {}) as { phase: Record<string, unknown> };
-    let thrown: unknown;
-    try {
-      rolloutStateOf(aJob({ state: { ...bad, phase: { ...bad.phase, reason: 42 } } }));
-    } catch (e) {
-      thrown = e;
-    }
-    expect(isAppError(thrown, ErrorCode.StoreCorrupt)).toBe(true);
-    expect(String((thrown as Error).message)).toContain("phase.reason");
+  const noteOfStep2 = (note: unknown) => (json: Record<string, unknown>) => ({
+    ...json,
+    steps: (json.steps as Record<string, unknown>[]).map((s) => (s.step === 2 ? { ...s, note } : s)),
+  });
+  it.each([
+    ["a finish reason written as a sentence", finishedWith("aborted by dave before step 3"), "phase.reason"],
+    ["a step's note written as a sentence", noteOfStep2(`already runs ${TO}`), "steps[1].note"],
+    ["a finish reason that is neither", finishedWith(42), "phase.reason"],
+  ])("%s is a corrupt checkpoint, named by its path", (_what, change, path) => {
+    expect(corruption(stored(skippedThenAborted(), change)).message).toContain(path);
   });
 });
 
 describe("recordWithState: the pending approval in the job record", () => {
-  it("names the approval by its kind (the views word its facts); an older approval keeps its sentence", () => {
+  it("names the approval by its id and kind (the checkpoint holds its facts, the views word them)", () => {
     const d = startDriver();
     const t1 = rollFollower(d, "worker-1", 0);
     d.read(
@@ -160,24 +119,9 @@ describe("recordWithState: the pending approval in the job record", () => {
     );
     const asking = d.state;
     if (asking.phase.kind !== "awaiting-approval") throw new Error("not asking");
-    const id = asking.phase.approval.id;
     expect(recordWithState(aJob(), asking).pendingApproval).toEqual({
-      id,
+      id: asking.phase.approval.id,
       kind: "config-changed",
-      prompt: "config-changed",
-    });
-    const { facts: _facts, ...asked } = asking.phase.approval;
-    const older: RolloutState = {
-      ...asking,
-      phase: {
-        ...asking.phase,
-        approval: { ...asked, prompt: "Connector configs changed. Go on?", details: [] },
-      },
-    };
-    expect(recordWithState(aJob(), older).pendingApproval).toEqual({
-      id,
-      kind: "config-changed",
-      prompt: "Connector configs changed. Go on?",
     });
   });
 });
