@@ -12,7 +12,9 @@
 //   jobs/runner                  the rollout runner, lock keeper and rollout service: the store only through its port
 //   usecases                     what Slack and the CLI both do (prepare a rollout, control it, answer an approval,
 //                                read status): access policy and checks, refusals as values; no text, no transport
-//   chat                         the Slack app (listeners, views, notifier)
+//   wording                      the plain-text words for core's facts and the use-cases' refusals: what Slack and
+//                                the terminal share, and the terminal's refusal lines (no mrkdwn, no transport)
+//   chat                         the Slack app (listeners, Block Kit views, notifier)
 //   sandbox                      the local Slack stand-in (fake Web API, Socket Mode, page)
 //   composition                  wires concrete adapters: serve runtime, cluster composition, sim/lab cluster configs
 //   demo, cli                    entry points
@@ -34,9 +36,22 @@ const ALLOWED = {
   "jobs/redis": ["core", "config", "connect", "jobs/store"],
   "jobs/runner": ["core", "connect", "restart", "jobs/store"],
   usecases: ["core", "config", "connect", "jobs/store", "jobs/runner"],
-  chat: ["core", "config", "connect", "jobs/store", "jobs/runner", "usecases"],
+  wording: ["core", "usecases"],
+  chat: ["core", "config", "connect", "jobs/store", "jobs/runner", "usecases", "wording"],
   sandbox: ["core", "chat", "sim"],
-  composition: ["core", "process", "sim", "lab", "config", "connect", "restart", ...JOBS, "usecases", "chat"],
+  composition: [
+    "core",
+    "process",
+    "sim",
+    "lab",
+    "config",
+    "connect",
+    "restart",
+    ...JOBS,
+    "usecases",
+    "wording",
+    "chat",
+  ],
   demo: ["core", "sim", "config", ...JOBS, "usecases", "chat", "sandbox", "composition"],
   cli: [
     "core",
@@ -48,6 +63,7 @@ const ALLOWED = {
     "restart",
     ...JOBS,
     "usecases",
+    "wording",
     "chat",
     "composition",
     "demo",

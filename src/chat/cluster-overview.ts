@@ -1,10 +1,10 @@
 import { isWithinChangeWindow } from "../config/change-window.js";
 import type { Config } from "../config/schema.js";
+import { stepsDone } from "../core/rollout/summarize.js";
 import { rolloutStateOf } from "../jobs/store/rollout-record.js";
 import type { StatusStore } from "../jobs/store/store-roles.js";
 import type { ClusterOverview } from "./views/render-overview.js";
 import { statusStateOf } from "./views/render-status.js";
-import { stepsDone } from "./views/rollout-text.js";
 
 export interface ClusterOverviewDeps {
   readonly config: Config;

@@ -1,7 +1,7 @@
-import { approvalDetails, approvalPrompt } from "../chat/views/approval-text.js";
-import { finishReasonText, reorderReasonText, skipReasonText } from "../chat/views/rollout-wording.js";
 import { formatDuration } from "../core/format-duration.js";
 import type { RolloutEvent } from "../core/rollout/rollout-io.js";
+import { approvalDetails, approvalPrompt } from "../wording/approval-text.js";
+import { finishReasonText, reorderReasonText, skipReasonText } from "../wording/reason-text.js";
 
 /** One line of `connect-roll run` output per event (the Slack thread, as text). null = nothing worth a line. */
 export function renderEventLine(event: RolloutEvent, lastGate: Map<number, string>): string | null {

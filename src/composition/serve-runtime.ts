@@ -7,7 +7,6 @@ import type { SlackWebApi } from "../chat/slack-web-api.js";
 import { createThreadNotifier } from "../chat/thread-notifier.js";
 import { createThreadReporter } from "../chat/thread-reporter.js";
 import type { ChatUseCaseDeps } from "../chat/use-case-deps.js";
-import { AUDIT_WORDING } from "../chat/views/rollout-wording.js";
 import type { Config } from "../config/schema.js";
 import type { Clock } from "../core/clock.js";
 import { AppError, ErrorCode } from "../core/errors.js";
@@ -17,6 +16,7 @@ import type { RolloutState } from "../core/rollout/rollout-state.js";
 import { createRolloutService, type RolloutService } from "../jobs/runner/rollout-service.js";
 import type { JobRecord } from "../jobs/store/job-record.js";
 import type { JobStore } from "../jobs/store/job-store.js";
+import { AUDIT_WORDING } from "../wording/reason-text.js";
 import {
   createReaderFor,
   createRestarterFor,

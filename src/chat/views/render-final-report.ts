@@ -2,13 +2,14 @@ import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
 import type { ApprovalRecord } from "../../core/rollout/approval-types.js";
 import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
-import { summarizeRollout } from "../../core/rollout/summarize.js";
+import { disruptionTotals, stepsDone, summarizeRollout } from "../../core/rollout/summarize.js";
+import { finishReasonText } from "../../wording/reason-text.js";
+import { planVsRealityText } from "../../wording/summary-text.js";
 import { codeSection, context, message, section, type ViewMessage } from "./blocks.js";
-import { clusterStateLines } from "./cluster-state.js";
+import { clusterStateLines } from "./cluster-state-lines.js";
 import { mention, plural, utcTime } from "./format.js";
 import { escapeMrkdwn, fitLines, MAX_SECTION_TEXT, truncateText } from "./limits.js";
-import { approvalLabel, disruptionText, rolloutSubject, stepsDone, totalsOf } from "./rollout-text.js";
-import { finishReasonText, planVsRealityText } from "./rollout-wording.js";
+import { approvalLabel, disruptionText, rolloutSubject } from "./rollout-mrkdwn.js";
 
 const RESULT_ICON = { succeeded: "✅", aborted: "🛑", failed: "❌" } as const;
 const MAX_REASON = 1000;
@@ -16,7 +17,7 @@ const NAME_WIDTH = 20;
 
 /** The broadcast reply at the end: result, reason, wall time, totals, cluster state, per-step lines. */
 export function renderFinalReport(state: RolloutState, now: number): ViewMessage {
-  const t = totalsOf(state);
+  const t = disruptionTotals(state);
   const subject = escapeMrkdwn(rolloutSubject(state));
   const fallback = `${resultWord(state)} ${subject} ${resultText(state)} after ${formatDuration(wallMs(state, now))}: ${stepsDone(state)}/${state.steps.length} steps done, ${disruptionText(t)}`;
   return message(fallback, [...reportBlocks(state, now), context(...reportContext(state))], "report lines");
@@ -74,7 +75,7 @@ function stepCounts(state: RolloutState): string {
 }
 
 function totalsText(state: RolloutState): string {
-  const t = totalsOf(state);
+  const t = disruptionTotals(state);
   const parts = [disruptionText(t), `${plural(t.rebalances, "rebalance")} (${t.eagerRebalances} eager)`];
   const plan = state.plan;
   if (plan !== null) {

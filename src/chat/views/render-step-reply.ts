@@ -1,12 +1,12 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
 import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
+import { stepNoteText } from "../../wording/reason-text.js";
 import { context, message, section, type ViewMessage } from "./blocks.js";
 import { mention, plural, utcTime } from "./format.js";
 import { gateLines } from "./gate-lines.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
-import { targetOf } from "./rollout-text.js";
-import { stepNoteText } from "./rollout-wording.js";
+import { targetOf } from "./rollout-mrkdwn.js";
 
 /** Longest note (a restart failure, a skip reason) shown in a step reply. */
 const MAX_NOTE = 1000;

@@ -1,5 +1,4 @@
 import { hostname, userInfo } from "node:os";
-import { AUDIT_WORDING } from "../../chat/views/rollout-wording.js";
 import {
   createReaderFor,
   createRestarterFor,
@@ -18,13 +17,14 @@ import {
   checkRolloutRequest,
   type PrepareRefusal,
 } from "../../usecases/prepare-rollout.js";
+import { AUDIT_WORDING } from "../../wording/reason-text.js";
+import { prepareRefusalText } from "../../wording/refusal-text.js";
 import { type ApprovePolicy, createCliApprovals, parseApproveFlag } from "../cli-approvals.js";
 import { loadClusterContext, preflightContext } from "../cluster-context.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
 import { oneLine } from "../one-line.js";
 import { planNotes } from "../plan-notes.js";
-import { prepareRefusalText } from "../refusal-text.js";
 import { renderEventLine } from "../render-event-line.js";
 import { eventJson } from "../run-json.js";
 import { reportOutcome } from "../run-outcome.js";

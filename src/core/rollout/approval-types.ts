@@ -42,7 +42,7 @@ export type FreezeChange =
   | { readonly kind: "created"; readonly connector: string };
 
 /**
- * What a prompt is about, as facts: the views word them (src/chat/views/approval-text.ts), core never does. A
+ * What a prompt is about, as facts: src/wording/approval-text.ts words them, core never does. A
  * `slow-gate` approval is about a worker not back yet (`worker-not-back`) or a gate slower than expected (`gate-slow`).
  */
 export type ApprovalFacts =
@@ -89,7 +89,7 @@ export function approvalKindOf(facts: ApprovalFacts): ApprovalKind {
   return KIND_OF_FACTS[facts.kind];
 }
 
-/** An approval waiting for a decision, asked with facts (the views word them). */
+/** An approval waiting for a decision, asked with facts (src/wording/ words them). */
 export interface PendingApproval {
   readonly id: string;
   readonly kind: ApprovalKind;

@@ -2,8 +2,8 @@ import type { GateReason } from "../settle/settle-types.js";
 import type { ApprovalKind } from "./approval-types.js";
 
 /**
- * Why a rollout finished, why a step was skipped or moved, what a step's note says: as facts. The views word them
- * (src/chat/views/rollout-wording.ts, for Slack and the terminal alike); core never does.
+ * Why a rollout finished, why a step was skipped or moved, what a step's note says: as facts. src/wording/reason-text.ts
+ * words them, for Slack and the terminal alike; core never does.
  */
 
 /** A connector (`task` null) or a task of the first read that has not started yet, with its state. */

@@ -51,7 +51,7 @@ export interface StepRecord {
   readonly settledAt: number | null;
   /** Latest reasons the gate gave (shown live in the step's thread reply). */
   readonly gate: readonly GateReason[];
-  /** Why it was skipped, continued or failed, or how its window went (the views word it). */
+  /** Why it was skipped, continued or failed, or how its window went (src/wording/ words it). */
   readonly note: StepNote | null;
   readonly measurements: StepMeasurements;
 }

@@ -1,5 +1,5 @@
 import type { FinishReason } from "./rollout-reasons.js";
-import type { RolloutResult, RolloutState } from "./rollout-state.js";
+import type { RolloutResult, RolloutState, StepRecord } from "./rollout-state.js";
 
 export interface RolloutSummary {
   readonly kind: "summary";
@@ -7,7 +7,7 @@ export interface RolloutSummary {
   readonly cluster: string;
   readonly target: string;
   readonly result: RolloutResult | "running";
-  /** Why it finished (null while running); the views word it. */
+  /** Why it finished (null while running); src/wording/ words it. */
   readonly reason: FinishReason | null;
   readonly steps: readonly {
     readonly step: number;
@@ -51,11 +51,41 @@ export interface PlanVsReality {
   readonly interruptions: { readonly predicted: number };
 }
 
-const DONE = new Set(["settled", "continued", "skipped"]);
+/** Moves, downtime and rebalances, summed over a rollout's steps. */
+export interface DisruptionTotals {
+  readonly tasksMoved: number;
+  readonly taskDowntimeMs: number;
+  readonly rebalances: number;
+  readonly eagerRebalances: number;
+}
+
+const DONE: ReadonlySet<StepRecord["status"]> = new Set(["settled", "continued", "skipped"]);
+
+/** A step is done when it settled, was continued past its gate by a person, or was skipped (already on target). */
+export function isStepDone(step: Pick<StepRecord, "status">): boolean {
+  return DONE.has(step.status);
+}
+
+/** How many of the rollout's steps are done (`isStepDone`). */
+export function stepsDone(state: RolloutState): number {
+  return state.steps.filter(isStepDone).length;
+}
+
+/** The rollout's disruption so far: its steps' measurements, summed. */
+export function disruptionTotals(state: RolloutState): DisruptionTotals {
+  const sum = (f: (m: StepRecord["measurements"]) => number) =>
+    state.steps.reduce((total, s) => total + f(s.measurements), 0);
+  return {
+    tasksMoved: sum((m) => m.tasksMoved),
+    taskDowntimeMs: sum((m) => m.taskDowntimeMs),
+    rebalances: sum((m) => m.rebalances),
+    eagerRebalances: sum((m) => m.eagerRebalances),
+  };
+}
 
 /**
  * The final report's figures (also `run --json`'s last line, where the CLI adds the reason and where the cluster
- * stands in words: src/chat/views/rollout-wording.ts). Pure.
+ * stands in words: src/wording/). Pure.
  */
 export function summarizeRollout(state: RolloutState, now: number): RolloutSummary {
   const planned = new Map((state.plan?.steps ?? []).map((p) => [p.worker, p]));
@@ -73,9 +103,8 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
     predictedDowntimeMs: planned.get(s.worker)?.predictedDowntimeMs ?? null,
     predictedMoves: planned.get(s.worker)?.predictedMoves ?? null,
   }));
-  const sum = (f: (s: (typeof steps)[number]) => number) => steps.reduce((a, s) => a + f(s), 0);
+  const totals = disruptionTotals(state);
   const phase = state.phase;
-  const done = state.steps.filter((s) => DONE.has(s.status));
   const target = state.target.kind === "upgrade" ? state.target.version : "restart";
   const wall = (state.finishedAt ?? now) - state.startedAt;
   const plan = state.plan;
@@ -83,11 +112,8 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
     plan === null
       ? null
       : {
-          tasksMoved: { predicted: plan.totals.predictedMoves, real: sum((s) => s.tasksMoved) },
-          taskDowntimeMs: {
-            predicted: plan.totals.predictedTaskDowntimeMs,
-            real: sum((s) => s.taskDowntimeMs),
-          },
+          tasksMoved: { predicted: plan.totals.predictedMoves, real: totals.tasksMoved },
+          taskDowntimeMs: { predicted: plan.totals.predictedTaskDowntimeMs, real: totals.taskDowntimeMs },
           wallMs: {
             predicted:
               plan.pace === "window" ? plan.totals.predictedWallMs.window : plan.totals.predictedWallMs.safe,
@@ -105,12 +131,9 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
     steps,
     totals: {
       wallMs: wall,
-      stepsDone: done.length,
+      stepsDone: stepsDone(state),
       stepsTotal: state.steps.length,
-      tasksMoved: sum((s) => s.tasksMoved),
-      taskDowntimeMs: sum((s) => s.taskDowntimeMs),
-      rebalances: sum((s) => s.rebalances),
-      eagerRebalances: sum((s) => s.eagerRebalances),
+      ...totals,
       approvals: state.approvals.length,
     },
     approvals: state.approvals.map((a) => ({ kind: a.kind, decision: a.decision, by: a.by, at: a.at })),

@@ -15,8 +15,8 @@ export interface ApprovalSource {
 }
 
 /**
- * How the audit trail words the facts core returns (the views' wording, src/chat/views/rollout-wording.ts, passed in
- * by the composition root: jobs words nothing itself).
+ * How the audit trail words the facts core returns (src/wording/reason-text.ts, passed in by the composition root:
+ * jobs words nothing itself).
  */
 export interface AuditWording {
   finishReason(reason: FinishReason): string;

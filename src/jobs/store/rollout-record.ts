@@ -11,7 +11,7 @@ const windowKeySchema = z.discriminatedUnion("kind", [
 /** The window being crossed. */
 const openWindowSchema = z.looseObject({ key: windowKeySchema, deadline: z.number().nullable() });
 
-/** A reason or note: facts (`{ kind, … }`), worded by the views. */
+/** A reason or note: facts (`{ kind, … }`), worded in src/wording/. */
 const facts = z.looseObject({ kind: z.string().min(1) });
 
 /**

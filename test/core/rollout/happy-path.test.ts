@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clusterStateSentence } from "../../../src/chat/views/rollout-wording.js";
 import { summarizeRollout } from "../../../src/core/rollout/summarize.js";
+import { clusterStateSentence } from "../../../src/wording/summary-text.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
 import { startDriver } from "./rollout-driver.js";
 import { cluster, down, TO } from "./rollout-fixtures.js";

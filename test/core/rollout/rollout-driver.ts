@@ -1,4 +1,3 @@
-import { approvalDetails, approvalPrompt } from "../../../src/chat/views/approval-text.js";
 import type { RolloutTarget } from "../../../src/core/plan/plan-types.js";
 import type { Decision, PendingApproval } from "../../../src/core/rollout/approval-types.js";
 import { beginRollout, decide } from "../../../src/core/rollout/decide.js";
@@ -9,6 +8,7 @@ import type {
   Transition,
 } from "../../../src/core/rollout/rollout-io.js";
 import type { RolloutState } from "../../../src/core/rollout/rollout-state.js";
+import { approvalDetails, approvalPrompt } from "../../../src/wording/approval-text.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
 import { resolvedSettings, type TestSettings } from "../../support/rollout-settings.js";
 import { SETTINGS, UPGRADE } from "./rollout-fixtures.js";
@@ -130,7 +130,7 @@ export type WordedApproval = PendingApproval & {
   readonly details: readonly string[];
 };
 
-/** An approval with the prompt and details the views word from its facts (src/chat/views/approval-text.ts). */
+/** An approval with the prompt and details worded from its facts (src/wording/approval-text.ts). */
 export function worded(approval: PendingApproval): WordedApproval {
   return { ...approval, prompt: approvalPrompt(approval), details: approvalDetails(approval) };
 }

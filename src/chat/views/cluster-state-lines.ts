@@ -1,9 +1,9 @@
 import { formatDuration } from "../../core/format-duration.js";
 import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
+import { stepNoteText } from "../../wording/reason-text.js";
 import { utcTime } from "./format.js";
 import { orderReasons } from "./gate-lines.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
-import { stepNoteText } from "./rollout-wording.js";
 
 /**
  * What state the cluster is in after (or during) a rollout: which workers run which version (or were restarted),

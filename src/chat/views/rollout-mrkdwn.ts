@@ -1,13 +1,17 @@
 import { formatDuration } from "../../core/format-duration.js";
 import type { ApprovalKind } from "../../core/rollout/approval-types.js";
 import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
+import type { DisruptionTotals } from "../../core/rollout/summarize.js";
 import type { GateReason } from "../../core/settle/settle-types.js";
+import { finishReasonText } from "../../wording/reason-text.js";
 import { mention, plural } from "./format.js";
 import { orderReasons } from "./gate-lines.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
-import { finishReasonText } from "./rollout-wording.js";
 
-/** Rollout-specific text shared by the parent, step replies, prompts and the report. Escaped mrkdwn unless noted. */
+/**
+ * The rollout's pieces of Slack mrkdwn shared by the parent, step replies, prompts and the report (escaped unless
+ * noted). The words Slack shares with the terminal are in src/wording/.
+ */
 
 const APPROVAL_LABELS: Readonly<Record<ApprovalKind, string>> = {
   "blocking-findings": "blocking findings",
@@ -38,33 +42,8 @@ export function rolloutSubject(state: RolloutState): string {
     : `${state.cluster} ${from} → ${state.target.version}`;
 }
 
-/** Steps done: settled, continued anyway, or skipped. */
-export function stepsDone(state: RolloutState): number {
-  return state.steps.filter(
-    (s) => s.status === "settled" || s.status === "continued" || s.status === "skipped",
-  ).length;
-}
-
-export interface RolloutTotals {
-  tasksMoved: number;
-  taskDowntimeMs: number;
-  rebalances: number;
-  eagerRebalances: number;
-}
-
-export function totalsOf(state: RolloutState): RolloutTotals {
-  const t: RolloutTotals = { tasksMoved: 0, taskDowntimeMs: 0, rebalances: 0, eagerRebalances: 0 };
-  for (const s of state.steps) {
-    t.tasksMoved += s.measurements.tasksMoved;
-    t.taskDowntimeMs += s.measurements.taskDowntimeMs;
-    t.rebalances += s.measurements.rebalances;
-    t.eagerRebalances += s.measurements.eagerRebalances;
-  }
-  return t;
-}
-
 /** "3 tasks moved · task downtime 4m58s". */
-export function disruptionText(t: RolloutTotals): string {
+export function disruptionText(t: DisruptionTotals): string {
   return `${plural(t.tasksMoved, "task")} moved · task downtime ${formatDuration(t.taskDowntimeMs)}`;
 }
 

@@ -3,8 +3,8 @@ import type { PrepareRefusal } from "../usecases/prepare-rollout.js";
 import type { LockFacts } from "../usecases/refusals.js";
 
 /**
- * The use-cases' refusals as one terminal line each (plain text: no mrkdwn, no mentions), for `run` and `abort`.
- * Slack's wording of the same facts is in src/chat/views.
+ * The use-cases' refusals as one terminal line each (plain text: no mrkdwn, no mentions), for `run`, `abort` and the
+ * other operator commands. Slack says the same facts as ephemeral notices with links and mentions (src/chat/views/).
  */
 
 function lockedText(cluster: string, holder: LockFacts | null): string {

@@ -1,10 +1,10 @@
-import { formatDuration } from "../../core/format-duration.js";
+import { formatDuration } from "../core/format-duration.js";
 import type {
   ApprovalFacts,
   FreezeChange,
   PendingApproval,
   WorkerSeen,
-} from "../../core/rollout/approval-types.js";
+} from "../core/rollout/approval-types.js";
 
 /**
  * The wording of approval prompts, from the facts core asks with: a one-sentence title and lines of detail, plain

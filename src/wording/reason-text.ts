@@ -1,4 +1,4 @@
-import { formatDuration } from "../../core/format-duration.js";
+import { formatDuration } from "../core/format-duration.js";
 import type {
   FinishReason,
   NotStarted,
@@ -6,14 +6,12 @@ import type {
   SkipReason,
   StepNote,
   UnsettledStart,
-} from "../../core/rollout/rollout-reasons.js";
-import type { RolloutState } from "../../core/rollout/rollout-state.js";
-import type { PlanVsReality } from "../../core/rollout/summarize.js";
+} from "../core/rollout/rollout-reasons.js";
 
 /**
- * The wording of what core returns as facts about a rollout: why it finished, why a step was skipped or moved, a
- * step's note, the plan next to reality, where the cluster stands. Plain text (unescaped): the Slack views escape
- * it, the terminal (`connect-roll run`, its `--json` lines and summary) and the audit trail print it as it is.
+ * The words for the facts core returns about a rollout (core/rollout/rollout-reasons.ts): why it finished, why a step
+ * was skipped or moved, a step's note. Plain text (unescaped): the Slack views escape it, the terminal
+ * (`connect-roll run`, its `--json` lines and summary) and the audit trail print it as it is.
  */
 
 /** "aborted by U2 before step 3", "every worker was restarted and the cluster settled after each step". */
@@ -100,43 +98,5 @@ export function stepNoteText(note: StepNote): string {
   }
 }
 
-/**
- * "moves 2 (plan 2) · task downtime 1m14s (plan 1m40s) · wall 1m45s (plan 3m40s) · interruptions planned 0": the
- * plan's predictions next to what the rollout measured, for the terminal and the Slack report alike.
- */
-export function planVsRealityText(p: PlanVsReality): string {
-  return [
-    `moves ${p.tasksMoved.real} (plan ${p.tasksMoved.predicted})`,
-    `task downtime ${formatDuration(p.taskDowntimeMs.real)} (plan ${formatDuration(p.taskDowntimeMs.predicted)})`,
-    `wall ${formatDuration(p.wallMs.real)} (plan ${formatDuration(p.wallMs.predicted)})`,
-    `interruptions planned ${p.interruptions.predicted}`,
-  ].join(" · ");
-}
-
-const DONE: ReadonlySet<string> = new Set(["settled", "continued", "skipped"]);
-
-/**
- * Where every worker stands, in one sentence (the terminal's summary line and `run --json`'s `clusterState`):
- * "worker-1 restarted on 3.7.1; worker-2 in flight (settling): <first gate reason>; worker-3 not restarted.".
- */
-export function clusterStateSentence(state: RolloutState): string {
-  const upgrade = state.target.kind === "upgrade";
-  const restarted = state.steps
-    .filter((s) => s.status === "settled" || s.status === "continued")
-    .map((s) => s.worker);
-  const inFlight = state.steps.find((s) => !DONE.has(s.status) && s.status !== "pending");
-  const pending = state.steps.filter((s) => s.status === "pending").map((s) => s.worker);
-  const parts: string[] = [];
-  if (restarted.length > 0)
-    parts.push(`${restarted.join(", ")} restarted${upgrade ? ` on ${state.target.version}` : ""}`);
-  if (inFlight) {
-    const how = inFlight.status === "failed" ? "failed" : `in flight (${inFlight.status})`;
-    const first = inFlight.gate[0];
-    parts.push(`${inFlight.worker} ${how}${first === undefined ? "" : `: ${first.message}`}`);
-  }
-  if (pending.length > 0) parts.push(`${pending.join(", ")} not restarted`);
-  return parts.length > 0 ? `${parts.join("; ")}.` : "no worker was restarted.";
-}
-
-/** The wording the runner's audit trail takes (`AuditWording` in src/jobs/runner/runner-deps.ts), from the composition root. */
+/** The words the runner's audit trail takes (`AuditWording` in src/jobs/runner/runner-deps.ts), from the composition root. */
 export const AUDIT_WORDING = { finishReason: finishReasonText, skipReason: skipReasonText } as const;

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { approvalDetails, approvalPrompt } from "../../../src/chat/views/approval-text.js";
-import { escapeMrkdwn } from "../../../src/chat/views/limits.js";
-import { renderApprovalDecided, renderApprovalPrompt } from "../../../src/chat/views/render-approval.js";
-import { renderEventLine } from "../../../src/cli/render-event-line.js";
+import { escapeMrkdwn } from "../../src/chat/views/limits.js";
+import { renderApprovalDecided, renderApprovalPrompt } from "../../src/chat/views/render-approval.js";
+import { renderEventLine } from "../../src/cli/render-event-line.js";
 import {
   type ApprovalFacts,
   approvalKindOf,
   type Decision,
   type PendingApproval,
-} from "../../../src/core/rollout/approval-types.js";
-import type { GateReason } from "../../../src/core/settle/settle-types.js";
-import { blockText } from "./block-text.js";
-import { aRollout, heldReason, stepStart } from "./rollout-state-builder.js";
+} from "../../src/core/rollout/approval-types.js";
+import type { GateReason } from "../../src/core/settle/settle-types.js";
+import { approvalDetails, approvalPrompt } from "../../src/wording/approval-text.js";
+import { blockText } from "../chat/views/block-text.js";
+import { aRollout, heldReason, stepStart } from "../chat/views/rollout-state-builder.js";
 
 const slower: GateReason = {
   code: "gate-slow",
