@@ -16,7 +16,8 @@
 //                                the terminal share, and the terminal's refusal lines (no mrkdwn, no transport)
 //   chat                         the Slack app (listeners, Block Kit views, notifier)
 //   sandbox                      the local Slack stand-in (fake Web API, Socket Mode, page)
-//   composition                  wires concrete adapters: serve runtime, cluster composition, sim/lab cluster configs
+//   composition                  wires concrete adapters: the rollout engine, serve runtime, cluster composition,
+//                                sim/lab cluster configs
 //   demo, cli                    entry points
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative, sep } from "node:path";
