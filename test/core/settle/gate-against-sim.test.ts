@@ -1,63 +1,10 @@
-import pino from "pino";
-import { afterEach, describe, expect, it } from "vitest";
-import type { ClusterReader } from "../../src/connect/cluster-reader.js";
-import { createHttpClusterReader } from "../../src/connect/http-cluster-reader.js";
-import { planRollout } from "../../src/core/plan/plan-rollout.js";
-import { captureBaseline } from "../../src/core/settle/capture-baseline.js";
-import { evaluateSettle } from "../../src/core/settle/evaluate-settle.js";
-import type { ClusterSnapshot } from "../../src/core/snapshot.js";
-import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+import { describe, expect, it } from "vitest";
+import { captureBaseline } from "../../../src/core/settle/capture-baseline.js";
+import { evaluateSettle } from "../../../src/core/settle/evaluate-settle.js";
+import type { ClusterSnapshot } from "../../../src/core/snapshot.js";
+import { useSimOverHttp } from "../../support/sim-over-http.js";
 
-let sim: RunningSim | null = null;
-let reader: ClusterReader | null = null;
-afterEach(async () => {
-  await reader?.close();
-  await sim?.close();
-  sim = null;
-  reader = null;
-});
-
-async function setUp(
-  options: Parameters<typeof startSim>[0],
-): Promise<{ sim: RunningSim; read: () => Promise<ClusterSnapshot> }> {
-  const running = await startSim({ virtualTime: true, seed: 4, ...options });
-  sim = running;
-  const r = createHttpClusterReader({
-    cluster: "sim",
-    workers: running.workers.map((w) => ({ name: w.name, url: w.url, metricsUrl: w.metricsUrl })),
-    timeoutMs: 2_000,
-    retries: 0,
-    now: () => running.clock.now(),
-    logger: pino({ level: "silent" }),
-  });
-  reader = r;
-  return { sim: running, read: () => r.read() };
-}
-
-const policy = {
-  connectProtocol: null,
-  scheduledRebalanceMaxDelayMs: 60_000,
-  expectedRestartMs: 10_000,
-} as const;
-
-describe("planner against the simulator over HTTP", () => {
-  it("3.6 → 3.7: no eager window, the leader last", async () => {
-    const { sim: s, read } = await setUp({ workers: 5, version: "3.6.1" });
-    const plan = planRollout(await read(), { kind: "upgrade", version: "3.7.1", argument: "3.7" }, policy);
-    expect(plan.eagerWindows).toEqual([]);
-    expect(plan.steps).toHaveLength(5);
-    expect(plan.steps.at(-1)?.worker).toBe(s.cluster.state().leader);
-    expect(plan.steps.at(-1)?.isLeader).toBe(true);
-    expect(plan.steps.slice(0, -1).every((step) => !step.isLeader && step.predictedMoves === 0)).toBe(true);
-  });
-
-  it("2.2 → 3.7: one eager window from step 1 to the last step", async () => {
-    const { read } = await setUp({ workers: 4, version: "2.2.2" });
-    const plan = planRollout(await read(), { kind: "upgrade", version: "3.7.1", argument: "3.7" }, policy);
-    expect(plan.eagerWindows).toEqual([{ fromStep: 1, toStep: 4 }]);
-    expect(plan.needsApproval).toBe(true);
-  });
-});
+const setUp = useSimOverHttp();
 
 describe("settle gate against the simulator over HTTP", () => {
   it("reports a graceful follower bounce as held by the scheduled delay, with the right remaining time, and passes after the deadline", async () => {
