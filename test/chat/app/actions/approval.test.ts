@@ -1,26 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ActionId } from "../../../../src/chat/action-ids.js";
-import {
-  APPROVER,
-  CHANNEL,
-  GROUP_APPROVER,
-  type Harness,
-  STRANGER,
-  startHarness,
-  textOf,
-} from "../harness.js";
+import { APPROVER, CHANNEL, GROUP_APPROVER, STRANGER, textOf, useHarness } from "../harness.js";
 import { approveAndWait, finalReport, startAtApprovalPrompt, totalRestarts } from "../rollout-steps.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 describe("approval buttons", () => {
   it("a 2.2 → 3.7 rollout (eager until the last 2.2 worker leaves) stops at an approval prompt; Approve continues it to success", async () => {
-    h = await startHarness({ version: "2.2.2" });
-    const harness = h;
+    const harness = await startHarness({ version: "2.2.2" });
     const { parent, approve } = await startAtApprovalPrompt(harness);
     expect(totalRestarts(harness)).toBe(0);
     const prompt = harness.thread(parent.ts).replies.find((r) => r.ts === approve.ts);
@@ -36,8 +23,7 @@ describe("approval buttons", () => {
   });
 
   it("Abort stops the rollout before the next restart", async () => {
-    h = await startHarness({ version: "2.3.0", eager: true });
-    const harness = h;
+    const harness = await startHarness({ version: "2.3.0", eager: true });
     const { parent, approve, abort } = await startAtApprovalPrompt(harness);
     expect(abort).toBeDefined();
     await harness.click({
@@ -53,8 +39,7 @@ describe("approval buttons", () => {
   });
 
   it("an approver not on the list, and the requester under four-eyes, are refused and nothing changes; a group member may approve", async () => {
-    h = await startHarness({ version: "2.3.0", eager: true });
-    const harness = h;
+    const harness = await startHarness({ version: "2.3.0", eager: true });
     const { parent, approve } = await startAtApprovalPrompt(harness, APPROVER);
     for (const user of [STRANGER, APPROVER]) {
       const click = await harness.click({
@@ -100,8 +85,7 @@ describe("approval buttons", () => {
   });
 
   it("an Approve click delivered to a second replica sharing Redis is honoured by the first; a duplicate click gets 'already decided'", async () => {
-    h = await startHarness({ version: "2.3.0", eager: true, replicas: 2 });
-    const harness = h;
+    const harness = await startHarness({ version: "2.3.0", eager: true, replicas: 2 });
     const { parent, approve } = await startAtApprovalPrompt(harness);
     expect(harness.replicas[0]?.runtime.service.running()).toHaveLength(1);
     expect(harness.replicas[1]?.runtime.service.running()).toHaveLength(0);
@@ -127,8 +111,7 @@ describe("approval buttons", () => {
   });
 
   it("/connect-roll abort <cluster> while a prompt waits aborts before any restart", async () => {
-    h = await startHarness({ version: "2.3.0", eager: true });
-    const harness = h;
+    const harness = await startHarness({ version: "2.3.0", eager: true });
     const { parent } = await startAtApprovalPrompt(harness);
     const ack = await harness.command("abort sim", { user: APPROVER });
     expect(ack.text).toContain("Abort requested");

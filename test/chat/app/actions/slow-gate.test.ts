@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ActionId } from "../../../../src/chat/action-ids.js";
 import { rolloutStateOf } from "../../../../src/jobs/store/rollout-record.js";
-import { APPROVER, CHANNEL, findButton, type Harness, startHarness, textOf } from "../harness.js";
+import { APPROVER, CHANNEL, findButton, type Harness, textOf, useHarness } from "../harness.js";
 import {
   finalReport,
   loadJob,
@@ -11,11 +11,7 @@ import {
   waitInThread,
 } from "../rollout-steps.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 /**
  * Past the delay deadline the gate counts as slow after this many simulated ms. A healthy step settles within about
@@ -47,8 +43,7 @@ async function startAtSlowPrompt(harness: Harness) {
 
 describe("slow-gate prompt", () => {
   it("Keep waiting: the prompt shows who decided, the rollout goes on waiting and continues once the gate passes", async () => {
-    h = await startHarness({ slowAfterMs: SLOW_AFTER_MS });
-    const harness = h;
+    const harness = await startHarness({ slowAfterMs: SLOW_AFTER_MS });
     const { parent, jobId, keepWaiting, heal } = await startAtSlowPrompt(harness);
     const prompt = harness.fake.store.message(CHANNEL, keepWaiting.ts);
     expect(textOf(prompt)).toContain("Keep waiting?");
@@ -91,8 +86,7 @@ describe("slow-gate prompt", () => {
   });
 
   it("Continue anyway: the step is marked continued and the next worker restarts", async () => {
-    h = await startHarness({ slowAfterMs: SLOW_AFTER_MS });
-    const harness = h;
+    const harness = await startHarness({ slowAfterMs: SLOW_AFTER_MS });
     const { parent, jobId, continueAnyway, heal, leader } = await startAtSlowPrompt(harness);
     expect(totalRestarts(harness)).toBe(1);
 

@@ -1,18 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rolloutStateOf } from "../../../../src/jobs/store/rollout-record.js";
-import { type Harness, REQUESTER, startHarness } from "../harness.js";
+import { REQUESTER, useHarness } from "../harness.js";
 import { startOnReplicaA } from "../rollout-steps.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 describe("pause and resume through replicas whose clocks disagree", () => {
   it("a resume asked on a replica ten minutes behind still follows the pause: requests are ordered by the store's sequence", async () => {
-    h = await startHarness({ replicas: 2, clockSkewMs: [0, -10 * 60_000] });
-    const harness = h;
+    const harness = await startHarness({ replicas: 2, clockSkewMs: [0, -10 * 60_000] });
     const { b, parent, jobId } = await startOnReplicaA(harness);
 
     expect((await harness.command("pause sim", { replica: 0, user: REQUESTER })).text).toContain(

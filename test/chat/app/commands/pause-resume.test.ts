@@ -1,26 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rolloutStateOf } from "../../../../src/jobs/store/rollout-record.js";
-import {
-  APPROVER,
-  GROUP_APPROVER,
-  type Harness,
-  REQUESTER,
-  STRANGER,
-  startHarness,
-  textOf,
-} from "../harness.js";
+import { APPROVER, GROUP_APPROVER, REQUESTER, STRANGER, textOf, useHarness } from "../harness.js";
 import { finalReport, loadJob, simTimePasses, startAtFirstRestart, totalRestarts } from "../rollout-steps.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 describe("/connect-roll pause|resume <cluster>", () => {
   it("pause lets the current step finish and restarts nothing more; resume continues it to success", async () => {
-    h = await startHarness();
-    const harness = h;
+    const harness = await startHarness();
     const { parent, jobId } = await startAtFirstRestart(harness);
 
     const pause = await harness.command("pause sim", { user: REQUESTER });
@@ -85,8 +72,7 @@ describe("/connect-roll pause|resume <cluster>", () => {
   });
 
   it("a user who is not a requester (a stranger, an approver only) cannot pause: ephemeral refusal, nothing changes", async () => {
-    h = await startHarness();
-    const harness = h;
+    const harness = await startHarness();
     const { parent, jobId } = await startAtFirstRestart(harness);
     for (const user of [STRANGER, GROUP_APPROVER]) {
       const refused = await harness.command("pause sim", { user });

@@ -1,18 +1,18 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ActionId } from "../../../../src/chat/action-ids.js";
-import { findButton, type Harness, startHarness, textOf } from "../harness.js";
+import { findButton, textOf, useHarness } from "../harness.js";
 import { approveAndWait, finalReport, startOnReplicaA } from "../rollout-steps.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 describe("a replica dies while its rollout waits for an approval", () => {
   it("the replica that takes it over keeps the same prompt: a click on it is honoured and the prompt is updated in place", async () => {
-    h = await startHarness({ version: "2.2.2", replicas: 2, lockTtlMs: 1500, orphanSweepMs: 200 });
-    const harness = h;
+    const harness = await startHarness({
+      version: "2.2.2",
+      replicas: 2,
+      lockTtlMs: 1500,
+      orphanSweepMs: 200,
+    });
     const { b, parent, jobId } = await startOnReplicaA(harness);
     const approve = await harness.waitFor(
       () => findButton(harness.thread(parent.ts), ActionId.Approve),

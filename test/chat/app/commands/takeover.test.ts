@@ -1,13 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rolloutStateOf } from "../../../../src/jobs/store/rollout-record.js";
-import { CHANNEL, type Harness, startHarness, textOf } from "../harness.js";
+import { CHANNEL, type Harness, textOf, useHarness } from "../harness.js";
 import { startOnReplicaA } from "../rollout-steps.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 const LOCK_TTL_MS = 1500;
 
@@ -34,8 +30,7 @@ async function afterFirstStepSettled(harness: Harness, jobId: string): Promise<v
 
 describe("a replica dies in the middle of a rollout", () => {
   it("its lease expires, another replica's sweeper resumes the job in the same thread and no worker is restarted twice", async () => {
-    h = await startHarness({ replicas: 2, lockTtlMs: LOCK_TTL_MS, orphanSweepMs: 200 });
-    const harness = h;
+    const harness = await startHarness({ replicas: 2, lockTtlMs: LOCK_TTL_MS, orphanSweepMs: 200 });
     const { b, ack, parent, jobId } = await startOnReplicaA(harness);
     expect(ack.text).toContain("Starting the rollout of sim to v3.7");
     expect(b.runtime.service.running()).toHaveLength(0);
@@ -129,8 +124,7 @@ describe("a replica dies in the middle of a rollout", () => {
     await harness.waitFor(async () => (await b.store.readLock("sim")) === null, 5000, "lock released");
   });
   it("an abort asked while the dead replica's lease runs out is honoured by the replica that takes the job over", async () => {
-    h = await startHarness({ replicas: 2, lockTtlMs: LOCK_TTL_MS, orphanSweepMs: 200 });
-    const harness = h;
+    const harness = await startHarness({ replicas: 2, lockTtlMs: LOCK_TTL_MS, orphanSweepMs: 200 });
     const { b, parent, jobId } = await startOnReplicaA(harness);
     await afterFirstStepSettled(harness, jobId);
     await harness.crash(0);

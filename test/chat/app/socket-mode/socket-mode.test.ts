@@ -1,13 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ActionId } from "../../../../src/chat/action-ids.js";
-import { APPROVER, CHANNEL, GROUP_APPROVER, type Harness, startHarness, textOf } from "../harness.js";
+import { APPROVER, CHANNEL, GROUP_APPROVER, type Harness, textOf, useHarness } from "../harness.js";
 import { approveAndWait, finalReport, restartCounts, startAtApprovalPrompt } from "../rollout-steps.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 /** A 2.2 → 3.7 rollout (eager until the last 2.2 worker leaves) started through Socket Mode, at its first prompt. */
 async function startAtPrompt(harness: Harness) {
@@ -25,8 +21,7 @@ function postsOnce(harness: Harness): void {
 
 describe("Socket Mode, end to end (Bolt's own client against the fake's WebSocket server)", () => {
   it("connects with the app-level token, runs a rollout with an approval through envelopes, and serves health on its own port", async () => {
-    h = await startHarness({ version: "2.2.2", transport: "socket" });
-    const harness = h;
+    const harness = await startHarness({ version: "2.2.2", transport: "socket" });
     expect(harness.fake.socketMode.connections()).toBe(1);
     const opens = harness.fake.calls("apps.connections.open");
     expect(opens).toHaveLength(1);
@@ -49,8 +44,7 @@ describe("Socket Mode, end to end (Bolt's own client against the fake's WebSocke
   });
 
   it("an answer slower than the ack deadline: the ack says 'working on it' in time and the answer follows as an ephemeral", async () => {
-    h = await startHarness({ version: "2.2.2", transport: "socket", replyWithinMs: 300 });
-    const harness = h;
+    const harness = await startHarness({ version: "2.2.2", transport: "socket", replyWithinMs: 300 });
     const { parent } = await startAtPrompt(harness);
     // GROUP_APPROVER may abort only as an approver: the bot looks the user group up, and Slack is slow to answer.
     harness.fake.failNext("usergroups.users.list", { delayMs: 1500 });
@@ -73,8 +67,7 @@ describe("Socket Mode, end to end (Bolt's own client against the fake's WebSocke
   });
 
   it("an ack Slack never saw: the click is delivered again after the reconnect and counted once", async () => {
-    h = await startHarness({ version: "2.2.2", transport: "socket" });
-    const harness = h;
+    const harness = await startHarness({ version: "2.2.2", transport: "socket" });
     const { parent, approve } = await startAtPrompt(harness);
     harness.fake.socketMode.loseNextAcks(1);
     const clicked = harness.click({
@@ -105,8 +98,7 @@ describe("Socket Mode, end to end (Bolt's own client against the fake's WebSocke
   });
 
   it("Slack refreshes the connection mid-rollout: a click sent while the bot reconnects is delivered on the new connection; nothing lost, nothing doubled", async () => {
-    h = await startHarness({ version: "2.2.2", transport: "socket" });
-    const harness = h;
+    const harness = await startHarness({ version: "2.2.2", transport: "socket" });
     const { parent, approve } = await startAtPrompt(harness);
     harness.fake.socketMode.requestRefresh();
     await harness.waitFor(() => harness.fake.socketMode.connections() === 0, 5000, "old connection closed");
