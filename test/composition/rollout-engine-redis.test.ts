@@ -4,8 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RolloutEvent } from "../../src/core/rollout/rollout-io.js";
 import { createRedisJobStore } from "../../src/jobs/redis/redis-job-store.js";
 import { createRedisKeys } from "../../src/jobs/redis/redis-keys.js";
+import type { JobStore } from "../../src/jobs/store/job-store.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
-import { runInProcessRollout } from "../support/in-process-rollout.js";
+import { type InProcessRolloutOptions, runInProcessRollout } from "../support/in-process-rollout.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const target = { kind: "upgrade", version: "3.7.1", argument: "v3.7.1" } as const;
@@ -34,6 +35,18 @@ afterAll(async () => {
   redis.disconnect();
 });
 
+/** The sum of the simulator's restarts. */
+const totalRestarts = (running: RunningSim) =>
+  Object.values(running.cluster.state().counters.restarts).reduce((a, b) => a + b, 0);
+
+/** A 3.6 → 3.7 rollout of the simulator on `store`, in the simulator's time (60 s delay, 10 s restarts). */
+const rollOn = (
+  running: RunningSim,
+  store: JobStore,
+  more: Omit<InProcessRolloutOptions, "sim" | "store" | "target" | "delayMs" | "expectedRestartMs"> = {},
+) =>
+  runInProcessRollout({ sim: running, store, target, delayMs: 60_000, expectedRestartMs: 10_000, ...more });
+
 async function sixWorkers(): Promise<RunningSim> {
   sim = await startSim({
     virtualTime: true,
@@ -52,13 +65,7 @@ describe("rollout engine with the Redis job store", () => {
   it("completes a 6-worker 3.6 → 3.7 rollout and records the audit trail and history", async () => {
     const running = await sixWorkers();
     const { store } = newStore();
-    const result = await runInProcessRollout({
-      sim: running,
-      store,
-      target,
-      delayMs: 60_000,
-      expectedRestartMs: 10_000,
-    });
+    const result = await rollOn(running, store);
     expect(result.summary.result).toBe("succeeded");
     expect(result.summary.steps.map((s) => s.status)).toEqual(Array(6).fill("settled"));
     expect(result.summary.steps.every((s) => s.restartMs !== null && s.settleMs !== null)).toBe(true);
@@ -81,12 +88,7 @@ describe("rollout engine with the Redis job store", () => {
     const keys = createRedisKeys(prefix);
     let deletedAt: number | null = null;
     const restartsAfterDeletion: RolloutEvent[] = [];
-    const result = await runInProcessRollout({
-      sim: running,
-      store,
-      target,
-      delayMs: 60_000,
-      expectedRestartMs: 10_000,
+    const result = await rollOn(running, store, {
       onEvent: (e) => {
         if (deletedAt !== null && e.kind === "step-started") restartsAfterDeletion.push(e);
         if (e.kind === "worker-back" && e.step === 1 && deletedAt === null) {
@@ -97,20 +99,14 @@ describe("rollout engine with the Redis job store", () => {
     });
     expect(result.outcome.kind).toBe("lock-lost");
     expect(restartsAfterDeletion).toEqual([]);
-    const restarts = running.cluster.state().counters.restarts;
-    expect(Object.values(restarts).reduce((a, b) => a + b, 0)).toBe(1);
+    expect(totalRestarts(running)).toBe(1);
   });
 
   it("pauses and asks when tasks.max changes mid-rollout (config freeze)", async () => {
     const running = await sixWorkers();
     const { store } = newStore();
     const asked: string[] = [];
-    const result = await runInProcessRollout({
-      sim: running,
-      store,
-      target,
-      delayMs: 60_000,
-      expectedRestartMs: 10_000,
+    const result = await rollOn(running, store, {
       decide: (kind) => {
         asked.push(kind);
         return kind === "config-changed" ? "abort" : "approve";
@@ -122,8 +118,7 @@ describe("rollout engine with the Redis job store", () => {
     });
     expect(asked).toEqual(["config-changed"]);
     expect(result.summary.result).toBe("aborted");
-    const restarts = running.cluster.state().counters.restarts;
-    expect(Object.values(restarts).reduce((a, b) => a + b, 0)).toBe(1);
+    expect(totalRestarts(running)).toBe(1);
   });
 });
 

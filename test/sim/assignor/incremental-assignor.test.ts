@@ -1,34 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { isAppError } from "../../../src/core/errors.js";
 import { createIncrementalAssignor } from "../../../src/sim/assignor/incremental-assignor.js";
-import { Cluster, REBALANCE_DELAY, type RebalanceOptions, trunkBehaviour } from "./harness.js";
+import { type Case, Cluster, playRounds, REBALANCE_DELAY, trunkBehaviour } from "./harness.js";
 
 const withDelay = (maxDelayMs: number) => () => createIncrementalAssignor(trunkBehaviour(maxDelayMs));
-
-/**
- * One rebalance of a ported case: what happens before it (workers join or leave, time passes, a new leader), then
- * what the round must show: the delay it sends ("positive": any), how many revocations it leaves, and how many
- * connectors and tasks each worker holds, "connectors / tasks" ("0 1 / 0 4": two workers, the second with one
- * connector and four tasks; "empty": it assigns nothing new).
- */
-interface Round {
-  readonly before?: (c: Cluster) => unknown;
-  readonly options?: RebalanceOptions;
-  readonly delay?: number | "positive";
-  readonly revoked?: number;
-  readonly allocations?: string;
-  readonly completeAndUnique?: true;
-}
-
-interface Case {
-  readonly name: string;
-  readonly cluster: () => Cluster;
-  readonly rounds: readonly Round[];
-}
-
-/** "0 1 / 0 4" → [[0, 1], [0, 4]]. */
-const counts = (text: string): number[][] =>
-  text.split("/").map((part) => part.trim().split(/\s+/).map(Number));
 
 const dupTasks = [0, 1, 2, 3].map((i) => `connector1/${i}`);
 
@@ -228,21 +203,7 @@ const CASES: readonly Case[] = [
 ];
 
 describe("IncrementalCooperativeAssignor model (ports of IncrementalCooperativeAssignorTest, trunk ≈ 3.7+)", () => {
-  it.each(CASES)("$name", ({ cluster, rounds }) => {
-    const c = cluster();
-    for (const [i, round] of rounds.entries()) {
-      round.before?.(c);
-      c.rebalance(round.options);
-      const at = `round ${i + 1}`;
-      if (round.delay === "positive") expect(c.delay, at).toBeGreaterThan(0);
-      else if (round.delay !== undefined) expect(c.delay, at).toBe(round.delay);
-      if (round.revoked !== undefined) expect(c.revokedCount(), at).toBe(round.revoked);
-      if (round.allocations === "empty") expect(c.isEmptyAssignment(), at).toBe(true);
-      else if (round.allocations !== undefined)
-        expect(c.allocations(), at).toEqual(counts(round.allocations));
-      if (round.completeAndUnique) expect(c.isCompleteAndUnique(), at).toBe(true);
-    }
-  });
+  it.each(CASES)("$name", ({ cluster, rounds }) => playRounds(cluster(), rounds));
 
   it("sends the delay to every member and keeps state only in the instance", () => {
     const a = new Cluster().addWorkers("worker2");
