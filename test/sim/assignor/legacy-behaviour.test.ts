@@ -18,7 +18,7 @@ const v35: AssignorBehaviour = { ...v33, revocationBackoff: true };
 const leader = (b: AssignorBehaviour) => () => createIncrementalAssignor(b);
 
 describe("pre-3.4 leader (performTaskRevocation + canRevoke; 3.3.0 tests)", () => {
-  it.each<Case>([
+  const cases: readonly Case[] = [
     {
       name: "testTaskAssignmentWhenWorkerJoins (3.3.0)",
       cluster: () => new Cluster(leader(v33)),
@@ -49,7 +49,8 @@ describe("pre-3.4 leader (performTaskRevocation + canRevoke; 3.3.0 tests)", () =
         { allocations: "0 1 1 / 2 3 3" },
       ],
     },
-  ])("$name", ({ cluster, rounds }) => playRounds(cluster(), rounds));
+  ];
+  for (const { name, cluster, rounds } of cases) it(name, () => playRounds(cluster(), rounds));
 
   it("a worker joining right after a revoking round is not balanced (the KAFKA-12495 imbalance)", () => {
     const c = new Cluster(leader(v33)).addConnector("connector3", 4);
