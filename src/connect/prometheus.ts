@@ -1,5 +1,6 @@
 import type { ConnectProtocol } from "../core/protocol.js";
 import type { WorkerMetrics } from "../core/snapshot.js";
+import { taskFlowFromPrometheus } from "./task-flow-metrics.js";
 
 /**
  * The Prometheus text exposition format (version 0.0.4, plus what OpenMetrics adds that a JMX exporter may emit), and
@@ -181,6 +182,9 @@ export const WORKER_METRIC_NAMES = {
   startTimeMs: "kafka_connect_app_info_start_time_ms",
 } as const;
 
+/** Strimzi's name for the start time (its rule scales it to seconds); read when ours is absent. */
+export const STRIMZI_START_TIME_SECONDS = "kafka_connect_start_time_seconds";
+
 /** The one value of a metric across its series (extra labels such as `clientid` allowed); null if absent or ambiguous. */
 function singleValue(samples: readonly PrometheusSample[], name: string): number | null {
   const values = samples.filter((s) => s.name === name).map((s) => s.value);
@@ -196,6 +200,10 @@ function finiteCount(value: number | null): number | null {
 /** An epoch-ms time: finite and > 0 (a JMX exporter may export an unset attribute as 0 or NaN). */
 function positiveTime(value: number | null): number | null {
   return value !== null && Number.isFinite(value) && value > 0 ? Math.round(value) : null;
+}
+
+function secondsToMs(seconds: number | null): number | null {
+  return seconds === null ? null : seconds * 1000;
 }
 
 /** The label value of the series whose value is 1 (JMX exporter's encoding of string attributes); null if ambiguous. */
@@ -243,6 +251,9 @@ export function metricsFromPrometheus(samples: readonly PrometheusSample[]): Wor
     taskCount: finiteCount(singleValue(samples, n.taskCount)),
     assignedConnectors: finiteCount(singleValue(samples, n.assignedConnectors)),
     assignedTasks: finiteCount(singleValue(samples, n.assignedTasks)),
-    startTimeMs: positiveTime(singleValue(samples, n.startTimeMs)),
+    startTimeMs: positiveTime(
+      singleValue(samples, n.startTimeMs) ?? secondsToMs(singleValue(samples, STRIMZI_START_TIME_SECONDS)),
+    ),
+    taskFlow: taskFlowFromPrometheus(samples),
   };
 }
