@@ -24,6 +24,20 @@ import { dirname, join, normalize, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const JOBS = ["jobs/store", "jobs/memory", "jobs/redis", "jobs/runner"];
+/** What the composition root wires, and the CLI may use: everything but the sandbox and the entry points. */
+const WIRED = [
+  "core",
+  "process",
+  "sim",
+  "lab",
+  "config",
+  "connect",
+  "restart",
+  ...JOBS,
+  "usecases",
+  "wording",
+  "chat",
+];
 const ALLOWED = {
   core: [],
   process: [],
@@ -40,35 +54,9 @@ const ALLOWED = {
   wording: ["core", "usecases"],
   chat: ["core", "config", "connect", "jobs/store", "jobs/runner", "usecases", "wording"],
   sandbox: ["core", "chat", "sim"],
-  composition: [
-    "core",
-    "process",
-    "sim",
-    "lab",
-    "config",
-    "connect",
-    "restart",
-    ...JOBS,
-    "usecases",
-    "wording",
-    "chat",
-  ],
+  composition: WIRED,
   demo: ["core", "sim", "config", ...JOBS, "usecases", "chat", "sandbox", "composition"],
-  cli: [
-    "core",
-    "process",
-    "sim",
-    "lab",
-    "config",
-    "connect",
-    "restart",
-    ...JOBS,
-    "usecases",
-    "wording",
-    "chat",
-    "composition",
-    "demo",
-  ],
+  cli: [...WIRED, "composition", "demo"],
   "cli.ts": ["cli"],
 };
 
