@@ -4,6 +4,7 @@ import { beforeStep } from "./before-step.js";
 import { onControl, onDecision, onRestartResult, onTakeover } from "./inputs.js";
 import { done, followReentries, type PhaseResult, type Reentry } from "./phase-result.js";
 import { onPlanning } from "./planning.js";
+import { recordTimeline } from "./record-timeline.js";
 import type { RolloutInput, Transition } from "./rollout-io.js";
 import { ROLLOUT_STATE_VERSION, type RolloutSettings, type RolloutState } from "./rollout-state.js";
 import { onSettling } from "./settling.js";
@@ -56,6 +57,7 @@ export function beginRollout(start: NewRollout): Transition {
     track: EMPTY_TRACK,
     seq: 0,
     openWindow: null,
+    timeline: [],
   };
   return { state, effects: [{ kind: "read-cluster", afterMs: 0 }] };
 }
@@ -124,7 +126,16 @@ function byPhase(s: RolloutState, snapshot: ClusterSnapshot, now: number): Phase
 /** Moves, downtime and rebalances seen by this read, counted on the step in flight. */
 function withDisruption(s: RolloutState, snapshot: ClusterSnapshot): RolloutState {
   const tracked = trackDisruption(s.track, snapshot);
-  const next: RolloutState = { ...s, track: tracked.track };
+  const total = (snapshot.connectors ?? []).reduce(
+    (n, c) => n + (c.state === "STOPPED" ? 0 : c.tasks.length),
+    0,
+  );
+  const point = { at: snapshot.readAt, down: tracked.track.down.length, notFlowing: null, total };
+  const next: RolloutState = {
+    ...s,
+    track: tracked.track,
+    timeline: snapshot.connectors === null ? s.timeline : recordTimeline(s.timeline, point),
+  };
   const p = next.phase;
   const inFlight =
     p.kind === "restarting" ||

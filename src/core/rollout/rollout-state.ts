@@ -172,4 +172,16 @@ export interface RolloutState {
     readonly snapshot: ClusterSnapshot;
     readonly deadline: number | null;
   } | null;
+  /** What each read of the cluster saw, oldest first, thinned as it grows (`recordTimeline`): the rollout's story in time. */
+  readonly timeline: readonly TimelinePoint[];
+}
+
+/** One read of the cluster, for the timeline. */
+export interface TimelinePoint {
+  readonly at: number;
+  /** Tasks not RUNNING on a live worker. */
+  readonly down: number;
+  /** Tasks that flowed before the step and moved no data since the read before; null when data flow is not visible. */
+  readonly notFlowing: number | null;
+  readonly total: number;
 }

@@ -62,6 +62,9 @@ const stateSchema = z.looseObject({
   }),
   seq: z.number().int(),
   openWindow: openWindowSchema.nullable().optional(),
+  timeline: z.array(
+    z.looseObject({ at: z.number(), down: z.number(), notFlowing: z.number().nullable(), total: z.number() }),
+  ),
 });
 
 /** Reads a rollout checkpoint from a job record. @throws AppError `store/corrupt` with every bad path. */

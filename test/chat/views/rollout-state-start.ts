@@ -89,5 +89,6 @@ export function initialRolloutState(options: RolloutOptions): RolloutState {
     track: { at: null, epoch: null, lastWorker: {}, down: [], eager: false },
     seq: 0,
     openWindow: null,
+    timeline: [],
   };
 }
