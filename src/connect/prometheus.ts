@@ -9,7 +9,6 @@ import { taskFlowFromPrometheus } from "./task-flow-metrics.js";
  * (docs/connect-behaviour.md#metrics).
  */
 
-
 export interface PrometheusParseError {
   /** 1-based line number. */
   readonly line: number;

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { recordTimeline } from "../../../src/core/rollout/record-timeline.js";
 
-const p = (at: number, down: number, notFlowing: number | null = null) => ({ at, down, notFlowing, total: 10 });
+const p = (at: number, down: number, notFlowing: number | null = null) => ({
+  at,
+  down,
+  notFlowing,
+  total: 10,
+});
 
 describe("recordTimeline", () => {
   it("appends points until the bound, then halves the resolution keeping each pair's larger counts", () => {
