@@ -65,6 +65,7 @@ export async function readClusterOverviews(deps: ClusterOverviewDeps): Promise<C
               result: last.result,
               finishedAt: last.finishedAt,
               requestedBy: last.requestedBy,
+              maxDataGapMs: last.maxDataGapMs,
               permalink: last.thread === null ? null : permalinkOf(last.thread),
             },
       window:

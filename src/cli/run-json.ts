@@ -1,6 +1,7 @@
 import type { RolloutEvent } from "../core/rollout/rollout-io.js";
 import type { RolloutState } from "../core/rollout/rollout-state.js";
 import type { RolloutSummary } from "../core/rollout/summarize.js";
+import { dataFlowUnseenText } from "../wording/data-flow-text.js";
 import { finishReasonText, reorderReasonText, skipReasonText } from "../wording/reason-text.js";
 import { clusterStateSentence } from "../wording/summary-text.js";
 
@@ -18,6 +19,8 @@ export function eventJson(event: RolloutEvent): unknown {
       return { ...event, reason: reorderReasonText(event.reason) };
     case "rollout-finished":
       return { ...event, reason: finishReasonText(event.reason) };
+    case "data-flow-unseen":
+      return { ...event, message: dataFlowUnseenText(event.workers) };
     default:
       return event;
   }

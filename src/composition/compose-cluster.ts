@@ -53,6 +53,8 @@ export function rolloutSettingsFor(
       ...(cluster.gate.slowAfterMs === undefined ? {} : { expectedSettleMs: cluster.gate.slowAfterMs }),
       failAfterMs: cluster.gate.failAfterMs,
       allowPaused: cluster.gate.allowPaused,
+      stallAfterMs: cluster.gate.stallAfterMs,
+      flowWindowMs: cluster.gate.flowWindowMs,
     }),
     pollIntervalMs: cluster.gate.pollIntervalMs,
     delayMs,

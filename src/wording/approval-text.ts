@@ -5,6 +5,7 @@ import type {
   PendingApproval,
   WorkerSeen,
 } from "../core/rollout/approval-types.js";
+import type { GateReason } from "../core/settle/settle-types.js";
 
 /**
  * The wording of approval prompts, from the facts core asks with: a one-sentence title and lines of detail, plain
@@ -35,8 +36,12 @@ function promptOf(f: ApprovalFacts): string {
       return `Restarting ${f.worker} enters a mixed-version window in which the group runs the eager protocol: every rebalance stops every task in ${f.cluster}. Proceed?`;
     case "worker-not-back":
       return `${f.worker} has not come back on ${f.targetVersion} after ${formatDuration(f.waitedMs)}. Keep waiting?`;
-    case "gate-slow":
+    case "gate-slow": {
+      const stalled = stalledTasks(f.reasons);
+      if (stalled.length > 0)
+        return `After restarting ${f.worker}, ${stalled.length === 1 ? "1 task is" : `${stalled.length} tasks are`} RUNNING but moving no data. Keep waiting?`;
       return `The cluster has not settled after restarting ${f.worker} (${formatDuration(f.elapsedMs)} so far, delay included). Keep waiting?`;
+    }
     case "gate-failed":
       return `The settle gate failed after restarting ${f.worker}. Continue with the next worker anyway?`;
     case "config-changed":
@@ -61,6 +66,13 @@ function detailsOf(f: ApprovalFacts): readonly string[] {
           : `it does not answer: ${f.seen.error ?? "unreachable"}`,
       ];
     case "gate-slow":
+      return [
+        ...stalledTasks(f.reasons).map(
+          (t) =>
+            `${t.task} (connector ${t.connector}): no data for ${formatDuration(t.quietMs)}, ${t.lastMovedAt === null ? "no data seen since the rollout began" : `last moved data at ${clockTime(t.lastMovedAt)}`}`,
+        ),
+        ...f.reasons.filter((r) => r.code !== "data-stalled").map((r) => r.message),
+      ];
     case "gate-failed":
       return f.reasons.map((r) => r.message);
     case "config-changed":
@@ -76,6 +88,15 @@ function detailsOf(f: ApprovalFacts): readonly string[] {
         "connect-roll never repeats a restart it cannot confirm without asking.",
       ];
   }
+}
+
+function stalledTasks(reasons: readonly GateReason[]) {
+  return reasons.flatMap((r) => (r.code === "data-stalled" ? r.tasks : []));
+}
+
+/** "20:41:07 UTC". */
+function clockTime(epochMs: number): string {
+  return `${new Date(epochMs).toISOString().slice(11, 19)} UTC`;
 }
 
 function seenLine(worker: string, seen: WorkerSeen): string {

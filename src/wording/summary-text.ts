@@ -8,13 +8,16 @@ import { isStepDone, type PlanVsReality } from "../core/rollout/summarize.js";
  */
 
 /**
- * "moves 2 (plan 2) · task downtime 1m14s (plan 1m40s) · wall 1m45s (plan 3m40s) · interruptions planned 0": the
- * plan's predictions next to what the rollout measured, for the terminal and the Slack report alike.
+ * "moves 2 (plan 2) · longest data gap 23s (plan 25s) · wall 1m45s (plan 3m40s) · interruptions planned 0": the
+ * plan's predictions next to what the rollout measured, for the terminal and the Slack report alike. The plan's
+ * per-task downtime is set against the data-flow gaps the metrics measured, or (without them) the status estimate.
  */
 export function planVsRealityText(p: PlanVsReality): string {
   return [
     `moves ${p.tasksMoved.real} (plan ${p.tasksMoved.predicted})`,
-    `task downtime ${formatDuration(p.taskDowntimeMs.real)} (plan ${formatDuration(p.taskDowntimeMs.predicted)})`,
+    p.dataFlowGapMs === null
+      ? `task downtime ${formatDuration(p.taskDowntimeMs.real)} (plan ${formatDuration(p.taskDowntimeMs.predicted)})`
+      : `longest data gap ${formatDuration(p.dataFlowGapMs.real)} (plan ${formatDuration(p.dataFlowGapMs.predicted)})`,
     `wall ${formatDuration(p.wallMs.real)} (plan ${formatDuration(p.wallMs.predicted)})`,
     `interruptions planned ${p.interruptions.predicted}`,
   ].join(" · ");

@@ -60,6 +60,7 @@ describe("CLI messages", () => {
         kind: "step-settled",
         step: 2,
         worker: "w2",
+        dataFlow: null,
         measurements: {
           restartMs: 3_000,
           settleMs: 5_000,

@@ -106,6 +106,36 @@ const CASES: Case[] = [
     details: [heldReason("connect-3", 14, 0).message, "settling is 1m12s slower than expected"],
   },
   {
+    name: "a stall: tasks RUNNING and moving no data",
+    facts: {
+      kind: "gate-slow",
+      worker: "connect-3",
+      elapsedMs: 95_000,
+      reasons: [
+        {
+          code: "data-stalled",
+          tasks: [
+            {
+              task: "orders-source/4",
+              connector: "orders-source",
+              lastMovedAt: Date.UTC(2026, 11, 1, 20, 41, 7),
+              quietMs: 65_000,
+            },
+            { task: "orders-sink/2", connector: "orders-sink", lastMovedAt: null, quietMs: 61_000 },
+          ],
+          message: "2 tasks RUNNING with no data for over 1m00s (orders-source/4 1m05s, orders-sink/2 1m01s)",
+        },
+      ],
+    },
+    step: 3,
+    options: ["keep-waiting", "continue", "abort"],
+    prompt: "After restarting connect-3, 2 tasks are RUNNING but moving no data. Keep waiting?",
+    details: [
+      "orders-source/4 (connector orders-source): no data for 1m05s, last moved data at 20:41:07 UTC",
+      "orders-sink/2 (connector orders-sink): no data for 1m01s, no data seen since the rollout began",
+    ],
+  },
+  {
     name: "a failed gate",
     facts: { kind: "gate-failed", worker: "connect-3", reasons: [failedTask] },
     step: 3,

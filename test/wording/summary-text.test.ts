@@ -10,6 +10,7 @@ describe("planVsRealityText", () => {
       {
         tasksMoved: { predicted: 2, real: 2 },
         taskDowntimeMs: { predicted: 100_000, real: 74_000 },
+        dataFlowGapMs: null,
         wallMs: { predicted: 220_000, real: 105_000 },
         interruptions: { predicted: 0 },
       },
@@ -19,10 +20,21 @@ describe("planVsRealityText", () => {
       {
         tasksMoved: { predicted: 0, real: 6 },
         taskDowntimeMs: { predicted: 0, real: 0 },
+        dataFlowGapMs: null,
         wallMs: { predicted: 3_600_000, real: 4_000_000 },
         interruptions: { predicted: 3 },
       },
       "moves 6 (plan 0) · task downtime 0s (plan 0s) · wall 1h06m (plan 1h00m) · interruptions planned 3",
+    ],
+    [
+      {
+        tasksMoved: { predicted: 0, real: 0 },
+        taskDowntimeMs: { predicted: 200_000, real: 180_000 },
+        dataFlowGapMs: { predicted: 25_000, real: 23_000 },
+        wallMs: { predicted: 100_000, real: 99_000 },
+        interruptions: { predicted: 0 },
+      },
+      "moves 0 (plan 0) · longest data gap 23s (plan 25s) · wall 1m39s (plan 1m40s) · interruptions planned 0",
     ],
   ])("%j", (p, text) => expect(planVsRealityText(p)).toBe(text));
 });

@@ -2,7 +2,13 @@ import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
 import type { ApprovalRecord } from "../../core/rollout/approval-types.js";
 import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
-import { disruptionTotals, stepsDone, summarizeRollout } from "../../core/rollout/summarize.js";
+import {
+  dataFlowTotals,
+  disruptionTotals,
+  stepsDone,
+  summarizeRollout,
+} from "../../core/rollout/summarize.js";
+import { dataFlowTotalsText, stepDataFlowText } from "../../wording/data-flow-text.js";
 import { finishReasonText } from "../../wording/reason-text.js";
 import { planVsRealityText } from "../../wording/summary-text.js";
 import { codeSection, context, message, section, type ViewMessage } from "./blocks.js";
@@ -39,11 +45,35 @@ export function reportBlocks(state: RolloutState, now: number): KnownBlock[] {
       ].join("\n"),
     ),
     section(`*Totals:* ${totalsText(state)}`),
+    ...dataFlowBlocks(state),
     ...planVsRealityBlocks(state, now),
     section(["*Cluster state:*", ...fitLines(clusterStateLines(state), MAX_SECTION_TEXT - 20)].join("\n")),
   ];
   if (state.steps.length > 0) blocks.push(codeSection("*Steps:*", stepTable(state)));
   return blocks;
+}
+
+/** The data the tasks stopped moving, from the per-task metrics: the totals, then one line per step that stopped any. */
+function dataFlowBlocks(state: RolloutState): KnownBlock[] {
+  const totals = dataFlowTotals(state);
+  if (totals === null) {
+    if (state.plan?.dataFlow.kind !== "unseen") return [];
+    return [
+      section("*Data flow:* not visible (no per-task metrics): the gate judged by task statuses alone."),
+    ];
+  }
+  const steps = state.steps.flatMap((s) => {
+    const text = stepDataFlowText(s.worker, s.dataFlow);
+    return text === null ? [] : [`• ${escapeMrkdwn(text)}`];
+  });
+  return [
+    section(
+      [
+        `*Data flow:* ${escapeMrkdwn(dataFlowTotalsText(totals))}`,
+        ...fitLines(steps, MAX_SECTION_TEXT - 200),
+      ].join("\n"),
+    ),
+  ];
 }
 
 /** The plan's predictions next to what happened, once the rollout is finished. */

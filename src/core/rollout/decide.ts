@@ -1,15 +1,15 @@
 import type { RolloutTarget } from "../plan/plan-types.js";
+import { EMPTY_FLOW_TRACK } from "../settle/track-flow.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import { beforeStep } from "./before-step.js";
+import { foldRead } from "./fold-read.js";
 import { onControl, onDecision, onRestartResult, onTakeover } from "./inputs.js";
 import { done, followReentries, type PhaseResult, type Reentry } from "./phase-result.js";
 import { onPlanning } from "./planning.js";
-import { recordTimeline } from "./record-timeline.js";
 import type { RolloutInput, Transition } from "./rollout-io.js";
 import { ROLLOUT_STATE_VERSION, type RolloutSettings, type RolloutState } from "./rollout-state.js";
 import { onSettling } from "./settling.js";
-import { addDelta, stepAt, updateStep } from "./step-helpers.js";
-import { EMPTY_TRACK, trackDisruption } from "./track-disruption.js";
+import { EMPTY_TRACK } from "./track-disruption.js";
 import { stay } from "./transitions.js";
 import { onProbed, onVerifying, onWaitingBack } from "./waiting-back.js";
 import { workerBack } from "./worker-back.js";
@@ -58,6 +58,7 @@ export function beginRollout(start: NewRollout): Transition {
     seq: 0,
     openWindow: null,
     timeline: [],
+    flow: EMPTY_FLOW_TRACK,
   };
   return { state, effects: [{ kind: "read-cluster", afterMs: 0 }] };
 }
@@ -80,7 +81,7 @@ export function decide(state: RolloutState, input: RolloutInput): Transition {
     case "restart-failed":
       return onRestartResult(s, input);
     case "cluster-read":
-      return onClusterRead(withDisruption(s, input.snapshot), input.snapshot, input.now);
+      return onClusterRead(foldRead(s, input.snapshot), input.snapshot, input.now);
   }
 }
 
@@ -121,30 +122,4 @@ function byPhase(s: RolloutState, snapshot: ClusterSnapshot, now: number): Phase
     default:
       return done(stay(s));
   }
-}
-
-/** Moves, downtime and rebalances seen by this read, counted on the step in flight. */
-function withDisruption(s: RolloutState, snapshot: ClusterSnapshot): RolloutState {
-  const tracked = trackDisruption(s.track, snapshot);
-  const total = (snapshot.connectors ?? []).reduce(
-    (n, c) => n + (c.state === "STOPPED" ? 0 : c.tasks.length),
-    0,
-  );
-  const point = { at: snapshot.readAt, down: tracked.track.down.length, notFlowing: null, total };
-  const next: RolloutState = {
-    ...s,
-    track: tracked.track,
-    timeline: snapshot.connectors === null ? s.timeline : recordTimeline(s.timeline, point),
-  };
-  const p = next.phase;
-  const inFlight =
-    p.kind === "restarting" ||
-    p.kind === "waiting-back" ||
-    p.kind === "settling" ||
-    p.kind === "verifying-restart";
-  if (!inFlight) return next;
-  const step = stepAt(next, p.step);
-  return step
-    ? updateStep(next, step.step, { measurements: addDelta(step.measurements, tracked.delta) })
-    : next;
 }

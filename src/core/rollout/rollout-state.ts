@@ -1,5 +1,6 @@
 import type { Plan, ResolvedPlanPolicy, RolloutTarget } from "../plan/plan-types.js";
-import type { Baseline, GateReason, ResolvedGatePolicy } from "../settle/settle-types.js";
+import type { Baseline, BaselineFlow, GateReason, ResolvedGatePolicy } from "../settle/settle-types.js";
+import type { FlowTrack } from "../settle/track-flow.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import type { ApprovalKind, ApprovalRecord, PendingApproval } from "./approval-types.js";
 import type { FinishReason, StepNote } from "./rollout-reasons.js";
@@ -54,6 +55,25 @@ export interface StepRecord {
   /** Why it was skipped, continued or failed, or how its window went (src/wording/ words it). */
   readonly note: StepNote | null;
   readonly measurements: StepMeasurements;
+  /** What the per-task metrics showed of the data this step stopped; null when data flow was not visible. */
+  readonly dataFlow: StepDataFlow | null;
+}
+
+/** A step's data flow, from the per-task metrics. */
+export interface StepDataFlow {
+  /**
+   * Each task's data-flow gap that closed during the step, from its last reading that advanced before it stopped to
+   * the first that advanced after it started (ms; resolution: the poll interval).
+   */
+  readonly gaps: Readonly<Record<string, number>>;
+  /** Tasks idle at the step's baseline (exempt from the data-flow condition). */
+  readonly idle: number;
+  /** Sink tasks whose lag grew since the baseline, when the step settled: largest first, at most five. */
+  readonly lag: readonly {
+    readonly task: string;
+    readonly lag: number;
+    readonly trend: "rising" | "falling" | "steady";
+  }[];
 }
 
 /** Connector configs and task counts at the start (config freeze). */
@@ -171,7 +191,11 @@ export interface RolloutState {
     readonly key: WindowKey;
     readonly snapshot: ClusterSnapshot;
     readonly deadline: number | null;
+    /** The tasks' data flow when the window opened (its gate's data-flow baseline). */
+    readonly flow: BaselineFlow | null;
   } | null;
+  /** Each task's data flow from the per-task metrics, folded from every read (`trackFlow`). */
+  readonly flow: FlowTrack;
   /** What each read of the cluster saw, oldest first, thinned as it grows (`recordTimeline`): the rollout's story in time. */
   readonly timeline: readonly TimelinePoint[];
 }

@@ -30,6 +30,7 @@ export function pendingStep(
     gate: [],
     note: null,
     measurements: NO_MEASUREMENTS,
+    dataFlow: null,
   };
 }
 

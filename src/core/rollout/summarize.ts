@@ -23,6 +23,8 @@ export interface RolloutSummary {
     /** The plan's prediction for this step (null when the step was not planned). */
     readonly predictedDowntimeMs: number | null;
     readonly predictedMoves: number | null;
+    /** The data-flow gaps measured from the per-task metrics (null when data flow was not visible). */
+    readonly dataFlow: { readonly maxGapMs: number; readonly tasks: number } | null;
   }[];
   readonly totals: {
     readonly wallMs: number;
@@ -33,6 +35,7 @@ export interface RolloutSummary {
     readonly rebalances: number;
     readonly eagerRebalances: number;
     readonly approvals: number;
+    readonly dataFlow: DataFlowTotals | null;
   };
   readonly approvals: readonly {
     readonly kind: string;
@@ -44,9 +47,26 @@ export interface RolloutSummary {
   readonly planVsReality: PlanVsReality | null;
 }
 
+/** The rollout's data-flow gaps, from the per-task metrics (resolution: the poll interval). */
+export interface DataFlowTotals {
+  /** The longest gap of any task. */
+  readonly maxGapMs: number;
+  /** Σ of every task's gaps over every step. */
+  readonly sumGapMs: number;
+  /** Tasks with a gap measured (they stopped and moved data again). */
+  readonly tasksMeasured: number;
+  /** Tasks idle before the rollout (exempt). */
+  readonly tasksIdle: number;
+  /** Each measured task's longest gap, by "connector/N". */
+  readonly perTask: Readonly<Record<string, number>>;
+}
+
 export interface PlanVsReality {
   readonly tasksMoved: { readonly predicted: number; readonly real: number };
+  /** The status estimate of Σ task downtime. */
   readonly taskDowntimeMs: { readonly predicted: number; readonly real: number };
+  /** The plan's longest per-task downtime next to the longest data-flow gap measured (null: data flow not visible). */
+  readonly dataFlowGapMs: { readonly predicted: number; readonly real: number } | null;
   readonly wallMs: { readonly predicted: number; readonly real: number };
   readonly interruptions: { readonly predicted: number };
 }
@@ -102,7 +122,15 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
     eagerRebalances: s.measurements.eagerRebalances,
     predictedDowntimeMs: planned.get(s.worker)?.predictedDowntimeMs ?? null,
     predictedMoves: planned.get(s.worker)?.predictedMoves ?? null,
+    dataFlow:
+      s.dataFlow === null
+        ? null
+        : {
+            maxGapMs: Math.max(0, ...Object.values(s.dataFlow.gaps)),
+            tasks: Object.keys(s.dataFlow.gaps).length,
+          },
   }));
+  const dataFlow = dataFlowTotals(state);
   const totals = disruptionTotals(state);
   const phase = state.phase;
   const target = state.target.kind === "upgrade" ? state.target.version : "restart";
@@ -114,6 +142,10 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
       : {
           tasksMoved: { predicted: plan.totals.predictedMoves, real: totals.tasksMoved },
           taskDowntimeMs: { predicted: plan.totals.predictedTaskDowntimeMs, real: totals.taskDowntimeMs },
+          dataFlowGapMs:
+            dataFlow === null
+              ? null
+              : { predicted: plan.totals.predictedMaxDowntimeMs, real: dataFlow.maxGapMs },
           wallMs: {
             predicted:
               plan.pace === "window" ? plan.totals.predictedWallMs.window : plan.totals.predictedWallMs.safe,
@@ -135,8 +167,30 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
       stepsTotal: state.steps.length,
       ...totals,
       approvals: state.approvals.length,
+      dataFlow,
     },
     approvals: state.approvals.map((a) => ({ kind: a.kind, decision: a.decision, by: a.by, at: a.at })),
     planVsReality,
+  };
+}
+
+/** The data-flow gaps of every step that could see them; null when no step could (no per-task metrics). */
+export function dataFlowTotals(state: RolloutState): DataFlowTotals | null {
+  const seen = state.steps.filter((s) => s.dataFlow !== null);
+  if (seen.length === 0) return null;
+  const perTask: Record<string, number> = {};
+  let sumGapMs = 0;
+  for (const s of seen)
+    for (const [task, gap] of Object.entries(s.dataFlow?.gaps ?? {})) {
+      perTask[task] = Math.max(perTask[task] ?? 0, gap);
+      sumGapMs += gap;
+    }
+  const idle = state.plan?.dataFlow.kind === "visible" ? state.plan.dataFlow.idle.length : null;
+  return {
+    maxGapMs: Math.max(0, ...Object.values(perTask)),
+    sumGapMs,
+    tasksMeasured: Object.keys(perTask).length,
+    tasksIdle: idle ?? Math.max(0, ...seen.map((s) => s.dataFlow?.idle ?? 0)),
+    perTask,
   };
 }

@@ -76,6 +76,7 @@ function historyEntry(job: JobRecord, state: RolloutState, now: number): History
     stepsTotal: summary.totals.stepsTotal,
     tasksMoved: summary.totals.tasksMoved,
     taskDowntimeMs: summary.totals.taskDowntimeMs,
+    maxDataGapMs: summary.totals.dataFlow?.maxGapMs ?? null,
     thread: job.thread,
   };
 }

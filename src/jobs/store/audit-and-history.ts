@@ -48,6 +48,8 @@ export const historyEntrySchema = z.object({
   stepsTotal: z.number().int().nonnegative(),
   tasksMoved: z.number().int().nonnegative(),
   taskDowntimeMs: z.number().nonnegative(),
+  /** The longest data-flow gap the per-task metrics measured; null when data flow was not visible. */
+  maxDataGapMs: z.number().nonnegative().nullable(),
   thread: z.object({ channel: z.string(), ts: z.string() }).nullable(),
 });
 

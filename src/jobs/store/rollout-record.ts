@@ -62,6 +62,11 @@ const stateSchema = z.looseObject({
   }),
   seq: z.number().int(),
   openWindow: openWindowSchema.nullable().optional(),
+  flow: z.looseObject({
+    since: z.number().nullable(),
+    visible: z.boolean(),
+    tasks: z.record(z.string(), z.looseObject({ worker: z.string().nullable(), records: z.number() })),
+  }),
   timeline: z.array(
     z.looseObject({ at: z.number(), down: z.number(), notFlowing: z.number().nullable(), total: z.number() }),
   ),

@@ -56,6 +56,7 @@ export function planFor(
       restartFitsInDelay: true,
     },
     findings: [],
+    dataFlow: { kind: "unseen", workers: [] },
     totals: {
       steps: planSteps.length,
       predictedMoves: planSteps.reduce((a, s) => a + s.predictedMoves, 0),

@@ -62,6 +62,7 @@ describe("renderHistory", () => {
     stepsTotal: 6,
     tasksMoved: 6,
     taskDowntimeMs: 30 * MINUTE,
+    maxDataGapMs: 23_000,
     thread: { channel: "C0ROLL", ts: "1714572000.000100" },
   };
 

@@ -10,6 +10,7 @@ import type {
   Phase,
   RolloutResult,
   RolloutState,
+  StepDataFlow,
   StepMeasurements,
   StepRecord,
 } from "../../../src/core/rollout/rollout-state.js";
@@ -175,6 +176,17 @@ export class RolloutStateBuilder {
       { kind: "awaiting-approval", approval: full, resume: { kind: "step-done", step: step ?? 1 } },
       full.askedAt,
     );
+  }
+
+  /** Data flow visible: the plan learned `flowing` tasks and `idle`; step n's tasks had these gaps (and lag). */
+  dataFlow(n: number, gaps: Readonly<Record<string, number>>, lag: StepDataFlow["lag"] = []): this {
+    const plan = this.state.plan;
+    if (plan !== null && plan.dataFlow.kind !== "visible")
+      this.state = {
+        ...this.state,
+        plan: { ...plan, dataFlow: { kind: "visible", flowing: 22, idle: ["audit/0", "audit/1"] } },
+      };
+    return this.step(n, { dataFlow: { gaps, idle: 2, lag } });
   }
 
   decided(record: ApprovalRecord): this {

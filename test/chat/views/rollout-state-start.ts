@@ -5,6 +5,7 @@ import {
   type StepRecord,
 } from "../../../src/core/rollout/rollout-state.js";
 import { pendingStep } from "../../../src/core/rollout/step-helpers.js";
+import { EMPTY_FLOW_TRACK } from "../../../src/core/settle/track-flow.js";
 import { resolvedSettings } from "../../support/rollout-settings.js";
 import { planFor } from "./plan-fixture.js";
 
@@ -90,5 +91,6 @@ export function initialRolloutState(options: RolloutOptions): RolloutState {
     seq: 0,
     openWindow: null,
     timeline: [],
+    flow: EMPTY_FLOW_TRACK,
   };
 }

@@ -49,7 +49,7 @@ describe("decide: blocking findings before any restart", () => {
     d.answer(5_000, "approve").read(5_000, start());
     if (alsoEager) d.answer(6_000, "approve").read(6_000, start());
     expect(d.lines).toEqual([
-      "read → rollout-planned, approval-requested | await-approval(blocking-findings)",
+      "read → rollout-planned, data-flow-unseen, approval-requested | await-approval(blocking-findings)",
       "approve → approval-decided | read-cluster(0)",
       ...(alsoEager
         ? [

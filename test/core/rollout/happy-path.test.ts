@@ -33,7 +33,7 @@ describe("decide: happy path, 3 workers 3.6.1 → 3.7.1, leader last", () => {
     const d = startDriver();
     rollFollower(d, "worker-1", 0);
     expect(d.lines).toEqual([
-      "read → rollout-planned, step-started | restart-worker(worker-1)",
+      "read → rollout-planned, data-flow-unseen, step-started | restart-worker(worker-1)",
       "accepted → restart-issued | probe-worker(worker-1, 10000)",
       "read → - | probe-worker(worker-1, 10000)",
       "read → worker-back, gate-waiting | read-cluster(10000)",

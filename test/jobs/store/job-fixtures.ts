@@ -36,6 +36,7 @@ export function aHistoryEntry(jobId: string, overrides: Partial<HistoryEntry> = 
     stepsTotal: 3,
     tasksMoved: 0,
     taskDowntimeMs: 1200,
+    maxDataGapMs: null,
     thread: null,
     ...overrides,
   };
