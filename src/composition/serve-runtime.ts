@@ -10,13 +10,13 @@ import type { ChatUseCaseDeps } from "../chat/use-case-deps.js";
 import type { Config } from "../config/schema.js";
 import type { Clock } from "../core/clock.js";
 import { AppError, ErrorCode } from "../core/errors.js";
-import { planRollout } from "../core/plan/plan-rollout.js";
 import type { RolloutEvent } from "../core/rollout/rollout-io.js";
 import type { RolloutState } from "../core/rollout/rollout-state.js";
 import type { RolloutService } from "../jobs/runner/rollout-service.js";
 import type { JobRecord } from "../jobs/store/job-record.js";
 import type { JobStore } from "../jobs/store/job-store.js";
 import { createReaderFor, rolloutSettingsFor } from "./compose-cluster.js";
+import { previewPlan } from "./preview-plan.js";
 import { createRolloutEngine } from "./rollout-engine.js";
 
 export interface ServeRuntimeOptions {
@@ -143,11 +143,10 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
     async planFor(name, cluster, target, pace) {
       const reader = createReaderFor({ name, cluster, env: o.env, logger: o.logger });
       try {
-        const snapshot = await reader.read();
-        return planRollout(
-          snapshot,
+        return await previewPlan(
+          reader,
           target,
-          rolloutSettingsFor(cluster, pace === undefined ? {} : { pace }).planPolicy,
+          rolloutSettingsFor(cluster, pace === undefined ? {} : { pace }),
         );
       } finally {
         await reader.close();

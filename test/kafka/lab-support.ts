@@ -10,7 +10,7 @@ import { type LabOptions, type RunningLab, startLab } from "../../src/lab/start-
 import type { SimState } from "../../src/sim/sim-types.js";
 import { waitFor } from "../support/wait-for.js";
 
-export type LabState = SimState & { dataFlow: { maxGapMs: number; perTask: Record<string, number> } };
+export type LabState = SimState;
 
 export interface RolloutEventLine {
   readonly kind: string;
