@@ -79,7 +79,8 @@ export function decide(state: RolloutState, input: RolloutInput): Transition {
       return onProbed(s, input.worker, input.now);
     case "restart-accepted":
     case "restart-failed":
-      return onRestartResult(s, input);
+      // What the cluster did while the executor worked (a task still writing until its worker stops) counts first.
+      return onRestartResult((input.reads ?? []).reduce(foldRead, s), input);
     case "cluster-read":
       return onClusterRead(foldRead(s, input.snapshot), input.snapshot, input.now);
   }

@@ -39,9 +39,13 @@ export function backPollMs(s: RolloutState, step: StepRecord, now?: number): num
 
 /**
  * The next look at a restarted worker: a probe of that worker alone (one `GET /`, plus its metrics for a plain
- * restart, whose proof is the process start time), not a read of the whole cluster.
+ * restart, whose proof is the process start time), not a read of the whole cluster. Where data flow is visible and
+ * the step is not inside a pace window, a read of the whole cluster instead: tasks that move at once (the leader's,
+ * an eager group's) start again elsewhere meanwhile, and only reads of every worker see when their data flows again.
  */
 export function watchBack(s: RolloutState, step: StepRecord, now?: number): RolloutEffect {
+  if (s.flow.visible && windowKeyOf(s, step.worker)?.kind !== "pace")
+    return { kind: "read-cluster", afterMs: backPollMs(s, step, now) };
   return {
     kind: "probe-worker",
     worker: step.worker,

@@ -15,6 +15,8 @@ export type RolloutInput =
       readonly now: number;
       readonly step: number;
       readonly detail: string;
+      /** Reads of the cluster the runner made while the executor worked (where data flow is visible), oldest first. */
+      readonly reads?: readonly ClusterSnapshot[];
     }
   | {
       readonly kind: "restart-failed";
@@ -23,6 +25,7 @@ export type RolloutInput =
       readonly message: string;
       /** False when the executor refused before anything ran. */
       readonly mayHaveRun: boolean;
+      readonly reads?: readonly ClusterSnapshot[];
     }
   | {
       readonly kind: "approval-decided";

@@ -1,6 +1,8 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { AppError, ErrorCode, toAppError } from "../../core/errors.js";
 import type { RolloutEffect, RolloutInput } from "../../core/rollout/rollout-io.js";
 import type { RolloutState } from "../../core/rollout/rollout-state.js";
+import type { ClusterSnapshot } from "../../core/snapshot.js";
 import { type RunContext, withStore } from "./run-context.js";
 
 /** Carries out the effect `decide` asked for and returns what came of it as the next input. */
@@ -97,6 +99,7 @@ async function restartWorker(
   const step = state.steps[action.step - 1];
   const version = state.target.kind === "upgrade" ? state.target.version : (step?.fromVersion ?? "");
   ctx.log.info({ workerId: worker.workerId, step: action.step, stepId: action.stepId }, "restart issued");
+  const watch = state.flow.visible ? watchWhileRestarting(ctx, state.settings.pollIntervalMs) : null;
   try {
     const receipt = await deps.restarter.restart({
       worker,
@@ -106,8 +109,16 @@ async function restartWorker(
       stepId: action.stepId,
       signal,
     });
-    return { kind: "restart-accepted", now: now(), step: action.step, detail: receipt.detail };
+    const reads = await watch?.stop();
+    return {
+      kind: "restart-accepted",
+      now: now(),
+      step: action.step,
+      detail: receipt.detail,
+      ...(reads ? { reads } : {}),
+    };
   } catch (e) {
+    const reads = await watch?.stop();
     if (signal.aborted) throw e;
     const err = toAppError(e, ErrorCode.RestartFailed);
     ctx.log.warn({ err, step: action.step }, "restart failed");
@@ -117,6 +128,36 @@ async function restartWorker(
       step: action.step,
       message: err.message,
       mayHaveRun: err.code !== ErrorCode.RestartRefused,
+      ...(reads ? { reads } : {}),
     };
   }
+}
+
+/**
+ * Reads of the whole cluster every poll interval while the executor works (an executor that stops the worker before
+ * it returns would otherwise hide when its tasks last moved data). A failed read is left out: the restart matters,
+ * not this look. Paced in real time, not on the run's clock: it waits for an I/O call, and on a simulator's virtual
+ * clock a sleep would move the simulation on while the executor's call is still in flight.
+ */
+function watchWhileRestarting(ctx: RunContext, intervalMs: number): { stop(): Promise<ClusterSnapshot[]> } {
+  const reads: ClusterSnapshot[] = [];
+  const stopped = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, stopped.signal]);
+  const loop = (async () => {
+    while (!signal.aborted) {
+      try {
+        await delay(intervalMs, undefined, { signal });
+        reads.push(await ctx.deps.reader.read(signal));
+      } catch {
+        if (signal.aborted) return;
+      }
+    }
+  })();
+  return {
+    async stop() {
+      stopped.abort();
+      await loop;
+      return reads;
+    },
+  };
 }
