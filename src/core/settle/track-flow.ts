@@ -24,10 +24,17 @@ export interface TaskFlowTrack {
   readonly progressAt: number | null;
   /** The last reading at which records advanced, any instance. */
   readonly movedAt: number | null;
+  /** The time of the last reading of this task. */
+  readonly readAt: number;
+  /** Records per ms between the last two readings that advanced within one instance (null: not yet known). */
+  readonly rate: number | null;
   /** How the lag changed between the last two readings of one instance (null: not a sink, or unknown). */
   readonly lagDelta: number | null;
-  /** The task stopped after it last moved data and has not moved since: the worker it stopped on, once it did. */
-  readonly gap: { readonly from: string | null } | null;
+  /**
+   * The task stopped after it last moved data and has not moved since: the worker it stopped on and when it most
+   * likely stopped moving data (midway between its last reading that advanced and the one that found it stopped).
+   */
+  readonly gap: { readonly from: string | null; readonly since: number } | null;
   /** The first reading of this task at all. */
   readonly seenSince: number;
 }
@@ -56,8 +63,11 @@ type Reading =
   | { readonly kind: "unknown" };
 
 /**
- * Folds one read into the track, and returns the gaps that closed with it (time: the read's `readAt`, so gaps have
- * the poll interval's resolution). A read without connector statuses changes nothing.
+ * Folds one read into the track, and returns the gaps that closed with it. A gap runs from when the task most likely
+ * stopped (midway between its last reading that advanced and the reading that found it stopped) to when it most
+ * likely wrote again (the first reading that advanced, less the records it shows at the task's earlier rate, never
+ * before the reading before it): within half a read interval at each end. A read without connector statuses changes
+ * nothing.
  */
 export function trackFlow(
   track: FlowTrack,
@@ -116,7 +126,8 @@ function foldTask(
       moved: false,
       progressAt: null,
       lagDelta: null,
-      gap: openGap(p),
+      gap: openGap(p, at),
+      readAt: at,
     };
   }
   const f = r.flow;
@@ -133,6 +144,8 @@ function foldTask(
       moved: false,
       progressAt: null,
       movedAt: null,
+      readAt: at,
+      rate: null,
       lagDelta: null,
       gap: null,
       seenSince: at,
@@ -143,14 +156,21 @@ function foldTask(
     f.records < p.records ||
     (f.fetches !== null && p.fetches !== null && f.fetches < p.fetches);
   // A live instance replaced by another between two reads stopped in between.
-  const gap = fresh && p.worker !== null ? openGap(p) : p.gap;
+  const gap = fresh && p.worker !== null ? openGap(p, at) : p.gap;
   const fetching =
     f.fetches !== null && (fresh ? f.fetches > 0 : p.fetches !== null && f.fetches > p.fetches);
   const advanced = fresh ? f.records > 0 : f.records > p.records;
   const lagFell = !fresh && f.lag !== null && p.lag !== null && f.lag < p.lag;
   const nothingToRead = f.kind === "sink" && f.lag === 0 && fetching;
   const progress = advanced || lagFell || nothingToRead;
-  if (advanced && gap !== null && p.movedAt !== null) closed(at - p.movedAt, gap.from);
+  if (advanced && gap !== null) {
+    // The records written since the reading before were written since it began writing again: back from this
+    // reading at the task's earlier rate, never before that reading.
+    const written = fresh ? f.records : f.records - p.records;
+    const began = p.rate !== null && p.rate > 0 ? Math.max(p.readAt, at - written / p.rate) : at;
+    closed(Math.max(0, Math.round(began - gap.since)), gap.from);
+  }
+  const rate = !fresh && advanced && at > p.readAt ? (f.records - p.records) / (at - p.readAt) : p.rate;
   return {
     worker: r.worker,
     kind: f.kind,
@@ -163,13 +183,17 @@ function foldTask(
     moved: (fresh ? false : p.moved) || progress,
     progressAt: progress ? at : fresh ? null : p.progressAt,
     movedAt: advanced ? at : p.movedAt,
+    readAt: at,
+    rate,
     lagDelta: !fresh && f.lag !== null && p.lag !== null ? f.lag - p.lag : null,
     gap: advanced ? null : gap,
     seenSince: p.seenSince,
   };
 }
 
-function openGap(p: TaskFlowTrack): TaskFlowTrack["gap"] {
+/** The gap a stop opens (kept if one is open): it stopped midway to this reading if it moved at the last one. */
+function openGap(p: TaskFlowTrack, at: number): TaskFlowTrack["gap"] {
   if (p.gap !== null) return p.gap;
-  return p.movedAt === null ? null : { from: p.worker };
+  if (p.movedAt === null) return null;
+  return { from: p.worker, since: p.movedAt === p.readAt ? (p.movedAt + at) / 2 : p.movedAt };
 }

@@ -31,7 +31,7 @@ const source = (b: ClusterSnapshotBuilder, at: number, records: number | null, w
 };
 
 describe("trackFlow", () => {
-  it("measures a restarted task's gap from its last advancing reading to the first after its new start", () => {
+  it("measures a restarted task's gap from midway to the reading that found it stopped, to when its new instance began writing at its old rate", () => {
     const b = cluster();
     const { track, gaps } = fold([
       source(b, 1_000, 100).build(),
@@ -44,7 +44,8 @@ describe("trackFlow", () => {
       source(b, 21_000, 8).build(),
       source(b, 22_000, 18).build(),
     ]);
-    expect(gaps).toEqual([{ task: "orders/0", worker: "worker-1:8083", gapMs: 19_000 }]);
+    // Stopped midway between 2 s and 3 s; 8 records at its 10/s rate: it began writing at 20.2 s.
+    expect(gaps).toEqual([{ task: "orders/0", worker: "worker-1:8083", gapMs: 17_700 }]);
     expect(track.tasks["orders/0"]).toMatchObject({
       moved: true,
       startedAt: 20_000,
@@ -63,14 +64,15 @@ describe("trackFlow", () => {
         .withWorker("worker-1", (w) => w.withoutFlow("orders/0"))
         .build(),
     ]);
-    expect(moved.gaps).toEqual([{ task: "orders/0", worker: "worker-1:8083", gapMs: 7_000 }]);
+    // Seen stopped only at 9 s (midway: 5.5 s); 30 records at 10/s: it began writing at 6 s.
+    expect(moved.gaps).toEqual([{ task: "orders/0", worker: "worker-1:8083", gapMs: 500 }]);
     const reset = fold([
       source(b, 1_000, 100).build(),
       source(b, 2_000, 110).build(),
       source(b, 3_000, 4).build(),
     ]);
     expect(reset.track.tasks["orders/0"]).toMatchObject({ startedAt: 3_000, moved: true });
-    expect(reset.gaps).toEqual([{ task: "orders/0", worker: "worker-1:8083", gapMs: 1_000 }]);
+    expect(reset.gaps).toEqual([{ task: "orders/0", worker: "worker-1:8083", gapMs: 100 }]);
   });
 
   it("keeps what it knew when a live worker's scrape fails, and is not visible without per-task series", () => {
