@@ -1,8 +1,10 @@
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { createHttpClusterReader } from "../src/connect/http-cluster-reader.js";
+import { learnedFlow } from "../src/core/settle/assess-flow.js";
 import { captureBaseline } from "../src/core/settle/capture-baseline.js";
 import { evaluateSettle } from "../src/core/settle/evaluate-settle.js";
+import { EMPTY_FLOW_TRACK, trackFlow } from "../src/core/settle/track-flow.js";
 import { startSim } from "../src/sim/start-sim.js";
 import { percentile } from "./metrics.js";
 
@@ -19,6 +21,10 @@ export interface GatePollFigures {
   readonly httpCallsPerPoll: number;
   readonly callBudget: number;
   readonly readMs: number;
+  /** Bytes of every worker's metrics text in one poll (what the reader parses). */
+  readonly scrapeBytes: number;
+  /** Folding one poll into the data-flow track (`trackFlow`), median. */
+  readonly foldMedianMs: number;
   readonly evaluateMedianMs: number;
   readonly evaluateMaxMs: number;
   readonly evaluations: number;
@@ -33,8 +39,9 @@ export interface GatePollSize {
   readonly tasksPerConnector: number;
 }
 
-/** Issue #4's cluster and issue 17's: 200 workers, 8,000 connectors, 40,000 tasks. */
+/** 200 tasks a worker: 12 workers (2,400 tasks), 50 (10,000) and 200 (40,000). */
 export const GATE_POLL_SIZES: readonly GatePollSize[] = [
+  { workers: 12, connectors: 480, tasksPerConnector: 5 },
   { workers: 50, connectors: 2000, tasksPerConnector: 5 },
   { workers: 200, connectors: 8000, tasksPerConnector: 5 },
 ];
@@ -69,12 +76,28 @@ export async function runGatePollBench(
     const snapshot = await reader.read();
     const readMs = performance.now() - t0;
     const httpCallsPerPoll = httpCalls - callsBefore;
+    let scrapeBytes = 0;
+    for (const w of sim.workers) scrapeBytes += (await (await fetch(w.metricsUrl)).arrayBuffer()).byteLength;
+    // The data-flow track as the gate has it: two reads a window apart, so the baseline learns which tasks flow.
+    await sim.clock.sleep(10_000);
+    await sim.settle();
+    const second = await reader.read();
+    const foldTimes: number[] = [];
+    const first = trackFlow(EMPTY_FLOW_TRACK, snapshot).track;
+    let track = first;
+    for (let i = 0; i < Math.max(5, Math.round(evaluations / 5)); i++) {
+      const t = performance.now();
+      track = trackFlow(first, second).track;
+      foldTimes.push(performance.now() - t);
+    }
+    const flow = learnedFlow(track, second.readAt, 10_000);
     const captured = captureBaseline(snapshot, {
       step: 1,
       worker: "worker-1",
       targetVersion: version,
       stopIssuedAt: sim.clock.now(),
       delayMs: 300_000,
+      flow,
     });
     if (captured.kind !== "captured") throw new Error(captured.message);
     // As in the gate: the kept polls were seen before, the newest is a new snapshot object every evaluation.
@@ -87,8 +110,9 @@ export async function runGatePollBench(
       const v = evaluateSettle({
         baseline: captured.baseline,
         polls,
-        policy: {},
+        policy: { stallAfterMs: 120_000 },
         now: sim.clock.now() + 60_000,
+        flow: track,
       });
       times.push(performance.now() - t);
       verdict = v.kind === "settled" ? "settled" : `${v.kind}: ${v.reasons.map((r) => r.code).join(", ")}`;
@@ -102,6 +126,8 @@ export async function runGatePollBench(
       httpCallsPerPoll,
       callBudget: 1 + 2 * workers,
       readMs,
+      scrapeBytes,
+      foldMedianMs: percentile(foldTimes, 50),
       evaluateMedianMs: percentile(times, 50),
       evaluateMaxMs: Math.max(...times),
       evaluations,
@@ -121,6 +147,8 @@ export function renderGatePoll(f: GatePollFigures): string {
     `gate poll: ${f.workers} workers, ${f.connectors} connectors, ${f.tasks} tasks, version ${f.version}`,
     `    HTTP calls per poll   ${f.httpCallsPerPoll} (target ≤ ${f.callBudget}: 1 cluster-wide + 2 per worker) ${ok(f.httpCallsPerPoll <= f.callBudget)}`,
     `    read time             ${f.readMs.toFixed(0)} ms (real time, loopback HTTP to the simulator)`,
+    `    metrics per poll      ${(f.scrapeBytes / 2 ** 20).toFixed(1)} MiB of Prometheus text (one scrape per worker, per-task series included)`,
+    `    data-flow fold        median ${f.foldMedianMs.toFixed(1)} ms per poll (trackFlow over every task)`,
     `    evaluateSettle        median ${f.evaluateMedianMs.toFixed(1)} ms, max ${f.evaluateMaxMs.toFixed(1)} ms over ${f.evaluations} (target < 50 ms) ${ok(f.evaluateMedianMs < 50)}`,
     `    verdict               ${f.verdict}`,
     `    memory                rss ${f.rssMiB.toFixed(0)} MiB, heap used ${f.heapUsedMiB.toFixed(0)} MiB (whole process, simulator included)`,
@@ -129,7 +157,11 @@ export function renderGatePoll(f: GatePollFigures): string {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const version = process.argv.includes("--v39") ? "3.9.1" : "3.7.1";
-  const size = process.argv.includes("--200") ? GATE_POLL_SIZES[1] : GATE_POLL_SIZES[0];
+  const size = process.argv.includes("--200")
+    ? GATE_POLL_SIZES[2]
+    : process.argv.includes("--12")
+      ? GATE_POLL_SIZES[0]
+      : GATE_POLL_SIZES[1];
   runGatePollBench({ version, ...(size ? { size } : {}) }).then(
     (f) => console.log(renderGatePoll(f)),
     (err: unknown) => {

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { toAppError } from "../core/errors.js";
 import { workerIdOf } from "../core/snapshot.js";
 import type { HttpClient } from "./http-client.js";
-import { metricsFromPrometheus, parsePrometheusText } from "./prometheus.js";
+import { metricsFromPrometheus, parsePrometheusText, READ_SERIES } from "./prometheus.js";
 import { redactUrl } from "./url-credentials.js";
 import type { WorkerMetricsSource } from "./worker-metrics-source.js";
 
@@ -27,7 +27,7 @@ export function createPrometheusMetricsSource(options: PrometheusMetricsSourceOp
           withAuth: false,
           ...(signal ? { signal } : {}),
         });
-        const text = parsePrometheusText(res.text);
+        const text = parsePrometheusText(res.text, READ_SERIES);
         if (text.errors.length > 0) {
           log?.debug(
             {

@@ -1,7 +1,7 @@
 import type { ConnectProtocol } from "../core/protocol.js";
 import type { WorkerMetrics } from "../core/snapshot.js";
 import type { PrometheusSample } from "./prometheus-sample.js";
-import { taskFlowFromPrometheus } from "./task-flow-metrics.js";
+import { TASK_FLOW_METRIC_NAMES, taskFlowFromPrometheus } from "./task-flow-metrics.js";
 
 /**
  * The Prometheus text exposition format (version 0.0.4, plus what OpenMetrics adds that a JMX exporter may emit), and
@@ -135,7 +135,11 @@ function readSample(line: string): PrometheusSample {
   return { name, labels, value, timestampMs };
 }
 
-export function parsePrometheusText(text: string): PrometheusText {
+/**
+ * Parses the text; with `only`, the samples (and HELP/TYPE lines) of other series are skipped before they are parsed:
+ * a worker's scrape carries every series of every task, of which the reader needs a few.
+ */
+export function parsePrometheusText(text: string, only?: ReadonlySet<string>): PrometheusText {
   const samples: PrometheusSample[] = [];
   const help = new Map<string, string>();
   const types = new Map<string, string>();
@@ -143,6 +147,7 @@ export function parsePrometheusText(text: string): PrometheusText {
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] ?? "").replace(/\r$/, "");
+    if (only !== undefined && !only.has(seriesName(line))) continue;
     if (line.trim() === "") continue;
     if (line.trimStart().startsWith("#")) {
       const m = /^\s*#\s*(HELP|TYPE)\s+([a-zA-Z_:][a-zA-Z0-9_:]*)(?:[ \t]+(.*))?$/.exec(line);
@@ -157,6 +162,22 @@ export function parsePrometheusText(text: string): PrometheusText {
     }
   }
   return { samples, help, types, errors };
+}
+
+/** A line's series name, cheaply: a sample's first token up to `{` or a blank, a HELP/TYPE line's third token. */
+function seriesName(line: string): string {
+  let start = 0;
+  while (line[start] === " " || line[start] === "\t") start++;
+  if (line[start] === "#") {
+    const parts = line
+      .slice(start + 1)
+      .trim()
+      .split(/[ \t]+/, 2);
+    return parts[1] ?? "";
+  }
+  let end = start;
+  while (end < line.length && line[end] !== "{" && line[end] !== " " && line[end] !== "\t") end++;
+  return line.slice(start, end);
 }
 
 /** The series names we read (docs/connect-behaviour.md#metrics). */
@@ -177,6 +198,13 @@ export const WORKER_METRIC_NAMES = {
 
 /** Strimzi's name for the start time (its rule scales it to seconds); read when ours is absent. */
 export const STRIMZI_START_TIME_SECONDS = "kafka_connect_start_time_seconds";
+
+/** Every series `metricsFromPrometheus` reads: a scrape is parsed for these only. */
+export const READ_SERIES: ReadonlySet<string> = new Set([
+  ...Object.values(WORKER_METRIC_NAMES),
+  STRIMZI_START_TIME_SECONDS,
+  ...TASK_FLOW_METRIC_NAMES,
+]);
 
 /** The one value of a metric across its series (extra labels such as `clientid` allowed); null if absent or ambiguous. */
 function singleValue(samples: readonly PrometheusSample[], name: string): number | null {
