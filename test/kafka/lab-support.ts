@@ -3,9 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { stringify } from "yaml";
+import { planCommand } from "../../src/cli/commands/plan.js";
 import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
 import { checkoutRestartCommand, labClusterConfig } from "../../src/composition/lab-cluster-config.js";
+import type { PlanJson } from "../../src/core/plan/plan-json.js";
 import { type LabOptions, type RunningLab, startLab } from "../../src/lab/start-lab.js";
 import type { SimState } from "../../src/sim/sim-types.js";
 import { waitFor } from "../support/wait-for.js";
@@ -52,6 +54,15 @@ export async function startLabWithConfig(
   extra: Record<string, unknown> = {},
 ): Promise<{ lab: RunningLab; config: string; cluster: Record<string, unknown> }> {
   const lab = await startLab(options);
+  return { lab, ...(await writeLabConfig(lab, options, extra)) };
+}
+
+/** A connect-roll config (cluster `lab`, the command executor) for a running lab, written to a temporary file. */
+export async function writeLabConfig(
+  lab: RunningLab,
+  options: Pick<LabOptions, "delayMs" | "sessionTimeoutMs">,
+  extra: Record<string, unknown> = {},
+): Promise<{ config: string; cluster: Record<string, unknown> }> {
   const cluster = {
     ...labClusterConfig({
       workers: lab.workers,
@@ -65,7 +76,37 @@ export async function startLabWithConfig(
   };
   const config = join(tmpdir(), `connect-roll-lab-${process.pid}-${Date.now()}.yml`);
   await writeFile(config, stringify({ clusters: { lab: cluster } }));
-  return { lab, config, cluster };
+  return { config, cluster };
+}
+
+/** `connect-roll plan --config FILE lab TARGET --json` in this process: the exit code and the plan object. */
+export async function runPlan(
+  config: string,
+  target: string,
+): Promise<{ code: number; plan: PlanJson | null; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  stderr.on("data", (c: Buffer) => {
+    err += c.toString();
+  });
+  const code = await runCli(
+    { version: "0.0.0", commands: [planCommand] },
+    ["plan", "--config", config, "lab", target, "--json"],
+    {
+      stdout,
+      stderr,
+      stdin: new PassThrough(),
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "error" },
+      signal: new AbortController().signal,
+    },
+  );
+  const line = out.trim().split("\n").at(-1) ?? "";
+  return { code, plan: line.startsWith("{") ? (JSON.parse(line) as PlanJson) : null, stderr: err };
 }
 
 /**
