@@ -189,6 +189,16 @@ function singleValue(samples: readonly PrometheusSample[], name: string): number
   return values.every((v) => v === first) ? first : null;
 }
 
+/**
+ * The earliest epoch-ms time among a metric's series. From 4.2 (KIP-1120) a worker registers its app-info twice, under
+ * its `client.id` and under its worker id (`"host:port"`), with start times some milliseconds apart: one process, so
+ * the earliest is when it started.
+ */
+function earliestTime(samples: readonly PrometheusSample[], name: string): number | null {
+  const times = samples.filter((s) => s.name === name).flatMap((s) => positiveTime(s.value) ?? []);
+  return times.length === 0 ? null : Math.min(...times);
+}
+
 function finiteCount(value: number | null): number | null {
   return value !== null && Number.isFinite(value) && value >= 0 ? value : null;
 }
@@ -243,6 +253,6 @@ export function metricsFromPrometheus(samples: readonly PrometheusSample[]): Wor
     taskCount: finiteCount(singleValue(samples, n.taskCount)),
     assignedConnectors: finiteCount(singleValue(samples, n.assignedConnectors)),
     assignedTasks: finiteCount(singleValue(samples, n.assignedTasks)),
-    startTimeMs: positiveTime(singleValue(samples, n.startTimeMs)),
+    startTimeMs: earliestTime(samples, n.startTimeMs),
   };
 }

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
 import { parseMatrixArgs } from "./matrix-plan.js";
@@ -13,12 +13,8 @@ import { runVersion } from "./version-run.js";
  * stopped (the lab closes its process groups; Ctrl-C exits and the lab's exit hook kills what is left).
  */
 function javaVersion(): string {
-  try {
-    return execFileSync("java", ["-version"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
-  } catch (e) {
-    const err = e as { stderr?: string };
-    return (err.stderr ?? "").split("\n")[0]?.trim() ?? "unknown";
-  }
+  const probe = spawnSync("java", ["-version"], { encoding: "utf8" });
+  return `${probe.stderr ?? ""}${probe.stdout ?? ""}`.split("\n")[0]?.trim() ?? "unknown";
 }
 
 async function main(): Promise<number> {
@@ -27,7 +23,7 @@ async function main(): Promise<number> {
     process.stderr.write(`test:kafka:matrix: ${args}\n`);
     return 2;
   }
-  const java = (javaVersion().split("\n")[0] ?? "").replace(/^openjdk version /, "OpenJDK ");
+  const java = javaVersion().replace(/^openjdk version "([^"]+)".*/, "OpenJDK $1");
   const machine = `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB`;
   const started = Date.now();
   process.stdout.write(`matrix ${new Date(started).toISOString().slice(0, 10)} · ${machine} · ${java}\n`);

@@ -179,6 +179,7 @@ export async function runPath(path: UpgradePath, progress: (line: string) => voi
     await lab.close();
     const left = [...pids].filter(alive);
     if (left.length > 0) failures.push(`JVMs outlived the lab: ${left.join(", ")}`);
+    if (failures.length > 0) failures.push(`logs in ${lab.dir}`);
   }
   return done();
 }
