@@ -1,6 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { parsePrometheusText, WORKER_METRIC_NAMES } from "../../../src/connect/prometheus.js";
 import type { RunningLab } from "../../../src/lab/start-lab.js";
+import { type LabState, labState, until } from "../lab-support.js";
+
+/** How long the generation must stay the same before a rollout starts. */
+const QUIET_MS = 5_000;
 
 /** What the matrix reads off a running lab from the outside of Kafka: memory, processes, timings, metrics. */
 export async function rssMiB(pid: number): Promise<number | null> {
@@ -99,4 +103,29 @@ export async function metricProblems(
         problems.push(`${worker}: no ${series}{connector="${connector}",task="${id}"}`);
   }
   return problems;
+}
+
+/**
+ * The lab once it is balanced and quiet: every task RUNNING, nothing held, every worker with its share of the tasks,
+ * and no new generation for 5 s. A leader bounce leaves the returning worker empty until a load-balancing revocation
+ * round a moment later; a rollout planned in between would restart that worker as one without tasks and see the
+ * revocations on its return as moves.
+ */
+export async function balanced(lab: RunningLab): Promise<LabState> {
+  let generation = -1;
+  let since = Date.now();
+  return until("the lab balanced and quiet", async () => {
+    const s = await labState(lab);
+    if (s.generation !== generation) {
+      generation = s.generation;
+      since = Date.now();
+    }
+    const share = Math.floor(s.tasks.length / s.workers.length);
+    const ok =
+      s.tasks.every((t) => t.state === "RUNNING") &&
+      s.heldTasks.length === 0 &&
+      s.delayDeadline === null &&
+      s.workers.every((w) => w.state === "running" && w.tasks.length >= share);
+    return ok && Date.now() - since >= QUIET_MS ? s : null;
+  });
 }

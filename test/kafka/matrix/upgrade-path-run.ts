@@ -7,7 +7,7 @@ import {
   runRollout,
   writeLabConfig,
 } from "../lab-support.js";
-import { alive, labPids, watchRestarts } from "./lab-probes.js";
+import { alive, balanced, labPids, watchRestarts } from "./lab-probes.js";
 import { pathName, type UpgradePath } from "./matrix-plan.js";
 import type { PathResult, StepFigure } from "./matrix-report.js";
 import { GAP_TOLERANCE_MS } from "./version-run.js";
@@ -70,7 +70,8 @@ export async function runPath(path: UpgradePath, progress: (line: string) => voi
     const { config } = await writeLabConfig(lab, options);
     const planned = await runPlan(config, path.to);
     result.findings = (planned.plan?.findings ?? []).map((f) => `${f.severity} ${f.code}: ${f.message}`);
-    const before = await labState(lab);
+    const before = await balanced(lab);
+    lab.cluster.resetLedger();
     if (path.eager && before.protocol !== "eager")
       failures.push(`the group runs ${before.protocol}, not eager`);
     progress(`${pathName(path)}: connect-roll run lab ${path.to}`);

@@ -3,8 +3,15 @@ import { rowsFor, runOn, shapeFor } from "../../../bench/fidelity/run-fidelity.j
 import { SCENARIOS } from "../../../bench/fidelity/scenarios.js";
 import { createHttpClusterReader } from "../../../src/connect/http-cluster-reader.js";
 import { type LabOptions, type RunningLab, startLab } from "../../../src/lab/start-lab.js";
-import { labState, type RolloutEventLine, runPlan, runRollout, writeLabConfig } from "../lab-support.js";
-import { alive, labPids, metricProblems, rssMiB, watchRestarts } from "./lab-probes.js";
+import {
+  type LabState,
+  labState,
+  type RolloutEventLine,
+  runPlan,
+  runRollout,
+  writeLabConfig,
+} from "../lab-support.js";
+import { alive, balanced, labPids, metricProblems, rssMiB, watchRestarts } from "./lab-probes.js";
 import { brokerFor } from "./matrix-plan.js";
 import type { VersionResult } from "./matrix-report.js";
 
@@ -173,9 +180,9 @@ async function rollingRestart(
   pids: Set<number>,
 ): Promise<number> {
   const { config } = await writeLabConfig(lab, options);
-  const before = await labState(lab);
+  const before = await balanced(lab);
   lab.cluster.resetLedger();
-  let atLeader: Awaited<ReturnType<typeof labState>> | null = null;
+  let atLeader: LabState | null = null;
   const started = Date.now();
   const watcher = watchRestarts(lab, pids);
   const { code, events, stderr } = await runRollout(
@@ -195,7 +202,7 @@ async function rollingRestart(
     );
   const plan = events.find((e) => e.kind === "rollout-planned")?.plan;
   if (plan?.steps.at(-1)?.worker !== before.leader) failures.push("run restart: the leader was not last");
-  const mid = atLeader as Awaited<ReturnType<typeof labState>> | null;
+  const mid = atLeader as LabState | null;
   if (mid === null) failures.push("run restart: the leader's step never started");
   else if (mid.counters.taskMoves !== 0 || mid.counters.taskInterruptions !== 0)
     failures.push(
