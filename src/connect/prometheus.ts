@@ -1,5 +1,6 @@
 import type { ConnectProtocol } from "../core/protocol.js";
 import type { WorkerMetrics } from "../core/snapshot.js";
+import { taskFlowFromPrometheus } from "./task-flow-metrics.js";
 
 /**
  * The Prometheus text exposition format (version 0.0.4, plus what OpenMetrics adds that a JMX exporter may emit), and
@@ -181,6 +182,9 @@ export const WORKER_METRIC_NAMES = {
   startTimeMs: "kafka_connect_app_info_start_time_ms",
 } as const;
 
+/** Strimzi's name for the start time (its rule scales it to seconds); read when ours is absent. */
+export const STRIMZI_START_TIME_SECONDS = "kafka_connect_start_time_seconds";
+
 /** The one value of a metric across its series (extra labels such as `clientid` allowed); null if absent or ambiguous. */
 function singleValue(samples: readonly PrometheusSample[], name: string): number | null {
   const values = samples.filter((s) => s.name === name).map((s) => s.value);
@@ -190,13 +194,15 @@ function singleValue(samples: readonly PrometheusSample[], name: string): number
 }
 
 /**
- * The earliest epoch-ms time among a metric's series. From 4.2 (KIP-1120) a worker registers its app-info twice, under
- * its `client.id` and under its worker id (`"host:port"`), with start times some milliseconds apart: one process, so
- * the earliest is when it started.
+ * The smallest positive value among a metric's series: a start time. From 4.2 (KIP-1120) a worker registers its
+ * app-info twice, under its `client.id` and under its worker id (`"host:port"`), with start times some milliseconds
+ * apart: one process, so the earliest is when it started.
  */
-function earliestTime(samples: readonly PrometheusSample[], name: string): number | null {
-  const times = samples.filter((s) => s.name === name).flatMap((s) => positiveTime(s.value) ?? []);
-  return times.length === 0 ? null : Math.min(...times);
+function earliest(samples: readonly PrometheusSample[], name: string): number | null {
+  const values = samples
+    .filter((s) => s.name === name && Number.isFinite(s.value) && s.value > 0)
+    .map((s) => s.value);
+  return values.length === 0 ? null : Math.min(...values);
 }
 
 function finiteCount(value: number | null): number | null {
@@ -206,6 +212,10 @@ function finiteCount(value: number | null): number | null {
 /** An epoch-ms time: finite and > 0 (a JMX exporter may export an unset attribute as 0 or NaN). */
 function positiveTime(value: number | null): number | null {
   return value !== null && Number.isFinite(value) && value > 0 ? Math.round(value) : null;
+}
+
+function secondsToMs(seconds: number | null): number | null {
+  return seconds === null ? null : seconds * 1000;
 }
 
 /** The label value of the series whose value is 1 (JMX exporter's encoding of string attributes); null if ambiguous. */
@@ -253,6 +263,9 @@ export function metricsFromPrometheus(samples: readonly PrometheusSample[]): Wor
     taskCount: finiteCount(singleValue(samples, n.taskCount)),
     assignedConnectors: finiteCount(singleValue(samples, n.assignedConnectors)),
     assignedTasks: finiteCount(singleValue(samples, n.assignedTasks)),
-    startTimeMs: earliestTime(samples, n.startTimeMs),
+    startTimeMs: positiveTime(
+      earliest(samples, n.startTimeMs) ?? secondsToMs(earliest(samples, STRIMZI_START_TIME_SECONDS)),
+    ),
+    taskFlow: taskFlowFromPrometheus(samples),
   };
 }

@@ -27,6 +27,31 @@ export interface WorkerMetrics {
    * started after the rollout began (it needs no second restart, whatever the job store remembers).
    */
   readonly startTimeMs?: number | null;
+  /**
+   * What the per-task metrics say of the data each task on this worker moves, by task key ("connector/N"). Null (or
+   * absent) when the worker's metrics have no per-task series at all (an exporter without the per-task rules).
+   */
+  readonly taskFlow?: Readonly<Record<string, TaskFlowReading>> | null;
+}
+
+/** One task's data-flow counters, read from the worker that runs it; they count since that task instance started. */
+export interface TaskFlowReading {
+  readonly kind: "source" | "sink";
+  /** A source's records written (`source-record-write-total`), a sink's records read (`sink-record-read-total`). */
+  readonly records: number;
+  /**
+   * A sink's consumer lag: Σ `records-lag` over its partitions; null for a source, or when not exported. The consumer
+   * updates it only when it fetches: while its partitions are paused (a stuck task) it stays at its last value.
+   */
+  readonly lag: number | null;
+  /**
+   * A sink consumer's fetch requests (`fetch-total`): they go on while it polls an empty log and stop while it is
+   * paused or stuck, which tells "nothing to read" (lag 0, fetching) from "stuck" (lag frozen, not fetching).
+   * Null for a source, or when not exported.
+   */
+  readonly fetches: number | null;
+  /** Record failures (`total-record-failures`) and dead-letter-queue produce failures of this instance. */
+  readonly failures: number;
 }
 
 export interface WorkerSnapshot {

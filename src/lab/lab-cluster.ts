@@ -1,10 +1,12 @@
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ControlResult } from "../sim/sim-cluster.js";
 import type { SimState, StopMode, WorkerState } from "../sim/sim-types.js";
 import type { JvmProcess } from "./jvm-process.js";
 import type { KafkaJars } from "./lab-jars.js";
 import { createLabLedger } from "./lab-ledger.js";
-import { labConnectorConfig, readStatuses, restCall } from "./lab-rest.js";
+import { type LabConnectorKind, labConnectorConfig, readStatuses, restCall } from "./lab-rest.js";
+import { createLabSinkLedger } from "./lab-sink-ledger.js";
 import { startLabWorkerJvm, type WorkerSpec } from "./lab-worker.js";
 import {
   type JoinLine,
@@ -37,6 +39,8 @@ export interface LabClusterInput {
   readonly exporterJar: string;
   readonly exporterRules: string;
   readonly throughput: number;
+  /** What a task's start costs (the lab connectors sleep that long in `start`). */
+  readonly taskStartMs: number;
   /** Logged lines of interest, for diagnostics (default: none). */
   readonly onLine?: (worker: string, line: string) => void;
 }
@@ -46,12 +50,17 @@ export interface LabCluster {
   startWorker(name: string, version?: string): Promise<ControlResult>;
   stopWorker(name: string, mode: StopMode): Promise<ControlResult>;
   restartWorker(name: string, options: { version?: string; downMs?: number }): Promise<ControlResult>;
-  createConnector(name: string, tasksMax: number): Promise<ControlResult>;
+  createConnector(name: string, tasksMax: number, kind?: LabConnectorKind): Promise<ControlResult>;
   updateConnector(
     name: string,
     change: { tasksMax?: number; config?: Record<string, string> },
   ): Promise<ControlResult>;
-  state(): Promise<SimState & { dataFlow: { maxGapMs: number; perTask: Record<string, number> } }>;
+  /** A task stays RUNNING and moves nothing for `ms` (null: until `resumeTask`), through a file it reads. */
+  stallTask(connector: string, task: number, ms: number | null): Promise<ControlResult>;
+  resumeTask(connector: string, task: number): Promise<ControlResult>;
+  state(): Promise<SimState>;
+  /** Every task of the source connectors created so far has had a record acknowledged (its topic exists). */
+  sourcesProducing(): boolean;
   resetLedger(): void;
   close(): Promise<void>;
 }
@@ -60,10 +69,17 @@ const GRACE_MS = 30_000;
 
 export function createLabCluster(input: LabClusterInput): LabCluster {
   const ledger = createLabLedger();
+  const sinks = createLabSinkLedger();
+  const controlDir = join(input.dir, "control");
+  /** Tasks the lab holds in a stall, with the epoch ms it ends (null: until resumed). */
+  const stalls = new Map<string, number | null>();
   /** Generation → stop-the-world (eager, or the first cooperative one after eager), since the ledger's reset. */
   const generations = new Map<number, boolean>();
   let baseline = { generation: -1, protocolVersion: 2 };
-  const connectors = new Map<string, { tasksMax: number; config: Record<string, string> }>();
+  const connectors = new Map<
+    string,
+    { kind: LabConnectorKind; tasksMax: number; config: Record<string, string> }
+  >();
   let latestJoin: (JoinLine & { readonly at: number }) | null = null;
   let closed = false;
   const byName = (name: string) => input.workers.find((w) => w.spec.name === name);
@@ -90,7 +106,10 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
     const event = parseLabEvent(line);
     if (event === null) return;
     if (event.kind === "ack") ledger.recordAcked(event.task, event.ms);
-    else if (event.kind === "start") ledger.taskStarted(event.task, worker.spec.name, at);
+    else if (event.kind === "put") {
+      if (event.records.length > 0) ledger.recordAcked(event.task, event.ms);
+      sinks.recordsPut(event.task.slice(0, event.task.lastIndexOf("/")), event.records, event.ms);
+    } else if (event.kind === "start") ledger.taskStarted(event.task, worker.spec.name, at);
     else ledger.taskStopped(event.task, worker.spec.name, at, worker.stopping);
   }
 
@@ -193,17 +212,45 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
       await launch(w, version);
       return { kind: "ok" };
     },
-    async createConnector(name, tasksMax) {
-      const config = labConnectorConfig(name, tasksMax, input.throughput);
-      connectors.set(name, { tasksMax, config });
+    async createConnector(name, tasksMax, kind = "source") {
+      await mkdir(controlDir, { recursive: true });
+      const sources = [...connectors].filter(([, c]) => c.kind === "source").map(([n]) => n);
+      const config = labConnectorConfig(name, tasksMax, {
+        kind,
+        throughput: input.throughput,
+        taskStartMs: input.taskStartMs,
+        controlDir,
+        topics: sources,
+      });
+      connectors.set(name, { kind, tasksMax, config });
       return putConnector(name, config);
+    },
+    async stallTask(connector, task, ms) {
+      const c = connectors.get(connector);
+      if (!c || !Number.isInteger(task) || task < 0 || task >= c.tasksMax)
+        return { kind: "not-found", message: `no task ${connector}/${task}` };
+      const until = ms === null ? null : Date.now() + ms;
+      stalls.set(`${connector}/${task}`, until);
+      await writeFile(
+        join(controlDir, `stall-${connector}-${task}`),
+        until === null ? "forever" : String(until),
+      );
+      return { kind: "ok" };
+    },
+    async resumeTask(connector, task) {
+      const c = connectors.get(connector);
+      if (!c || !Number.isInteger(task) || task < 0 || task >= c.tasksMax)
+        return { kind: "not-found", message: `no task ${connector}/${task}` };
+      stalls.delete(`${connector}/${task}`);
+      await rm(join(controlDir, `stall-${connector}-${task}`), { force: true });
+      return { kind: "ok" };
     },
     async updateConnector(name, change) {
       const known = connectors.get(name);
       if (!known) return { kind: "not-found", message: `no connector ${name}` };
       const tasksMax = change.tasksMax ?? known.tasksMax;
       const config = { ...known.config, ...(change.config ?? {}), "tasks.max": String(tasksMax) };
-      connectors.set(name, { tasksMax, config });
+      connectors.set(name, { kind: known.kind, tasksMax, config });
       return putConnector(name, config);
     },
     async state() {
@@ -257,11 +304,27 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
           taskDowntimeMs: totals.taskDowntimeMs,
           restarts,
         },
-        dataFlow: ledger.dataFlow(now),
+        dataFlow: {
+          ...ledger.dataFlow(now),
+          stalled: [...stalls]
+            .filter(([t, until]) => (until === null || until > now) && running.has(t))
+            .map(([t]) => t)
+            .sort(),
+          sink: [...connectors.values()].some((c) => c.kind === "sink") ? sinks.state() : null,
+        },
       };
     },
+    sourcesProducing() {
+      for (const [name, c] of connectors)
+        if (c.kind === "source")
+          for (let i = 0; i < c.tasksMax; i += 1)
+            if ((ledger.task(`${name}/${i}`)?.lastAckMs ?? null) === null) return false;
+      return true;
+    },
     resetLedger() {
-      ledger.reset(Date.now());
+      const now = Date.now();
+      ledger.reset(now);
+      sinks.reset(now);
       generations.clear();
       if (latestJoin !== null)
         baseline = { generation: latestJoin.generation, protocolVersion: latestJoin.protocolVersion };

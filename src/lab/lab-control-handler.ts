@@ -4,9 +4,11 @@ import {
   parse,
   query,
   restartQuery,
+  stallQuery,
   startQuery,
   stopQuery,
   strip,
+  taskId,
 } from "../sim/control-handler.js";
 import { pathSegments, readJsonBody, requestUrl, sendJson } from "../sim/http-helpers.js";
 import type { ControlResult } from "../sim/sim-cluster.js";
@@ -49,6 +51,27 @@ async function dispatch(lab: LabCluster, req: IncomingMessage, url: URL): Promis
         }),
       );
     }
+  }
+  if (
+    method === "POST" &&
+    area === "tasks" &&
+    id !== undefined &&
+    action !== undefined &&
+    more.length === 1
+  ) {
+    const task = parse(taskId, action);
+    if (!task.ok) return bad(task.error);
+    const done = (r: ControlResult): [number, unknown] =>
+      r.kind === "ok"
+        ? [200, { now: Date.now(), task: `${id}/${task.value}` }]
+        : [r.kind === "not-found" ? 404 : 409, { error: r.message }];
+    if (more[0] === "stall") {
+      const q = parse(stallQuery, query(url));
+      return q.ok ? done(await lab.stallTask(id, task.value, q.value.ms ?? null)) : bad(q.error);
+    }
+    if (more[0] === "resume") return done(await lab.resumeTask(id, task.value));
+    if (more[0] === "errors")
+      return [501, { error: "the lab cannot inject record failures (the simulator can)" }];
   }
   if (method === "PUT" && area === "connectors" && id !== undefined && action === undefined) {
     const b = parse(connectorBody, (await readJsonBody(req)) ?? {});

@@ -230,7 +230,7 @@ function pluginSourceDir(): string {
   return fileURLToPath(new URL("./plugin", import.meta.url));
 }
 
-/** Compiles the lab's source connector against a Connect version's jars; the classes folder goes on the classpath. */
+/** Compiles the lab's source and sink connectors against a Connect version's jars; the classes folder goes on the classpath. */
 export async function buildLabPlugin(
   connect: KafkaJars,
   options: { cacheDir: string; javac?: string },
@@ -259,6 +259,10 @@ export async function buildLabPlugin(
   await writeFile(
     join(classes, "META-INF", "services", "org.apache.kafka.connect.source.SourceConnector"),
     "connectroll.lab.LabSourceConnector\n",
+  );
+  await writeFile(
+    join(classes, "META-INF", "services", "org.apache.kafka.connect.sink.SinkConnector"),
+    "connectroll.lab.LabSinkConnector\n",
   );
   await writeFile(marker, new Date().toISOString());
   return classes;

@@ -67,17 +67,42 @@ export async function readStatuses(urls: readonly string[]): Promise<ConnectorSt
   return null;
 }
 
+export type LabConnectorKind = "source" | "sink";
+
+export interface LabConnectorSettings {
+  readonly kind: LabConnectorKind;
+  /** Records per second per source task (0: idle). */
+  readonly throughput: number;
+  readonly taskStartMs: number;
+  /** Where a task finds the lab's stall files. */
+  readonly controlDir: string;
+  /** What a sink reads: the source connectors' topics (each writes to a topic of its name). */
+  readonly topics: readonly string[];
+}
+
 export function labConnectorConfig(
   name: string,
   tasksMax: number,
-  throughput: number,
+  settings: LabConnectorSettings,
   extra: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
+  const common = {
+    "tasks.max": String(tasksMax),
+    "lab.task.start.ms": String(settings.taskStartMs),
+    "lab.control.dir": settings.controlDir,
+  };
+  if (settings.kind === "sink")
+    return {
+      "connector.class": "connectroll.lab.LabSinkConnector",
+      ...common,
+      topics: settings.topics.join(","),
+      ...extra,
+    };
   return {
     "connector.class": "connectroll.lab.LabSourceConnector",
-    "tasks.max": String(tasksMax),
+    ...common,
     topic: name,
-    throughput: String(throughput),
+    throughput: String(settings.throughput),
     "topic.creation.default.partitions": String(Math.max(1, tasksMax)),
     "topic.creation.default.replication.factor": "1",
     ...extra,

@@ -32,6 +32,10 @@ export interface LabOptions {
   readonly tasksPerConnector?: number;
   /** Records per second per task. */
   readonly throughput?: number;
+  /** Verifiable sink connectors reading every source topic (default 0), `tasksPerConnector` tasks each. */
+  readonly sinks?: number;
+  /** What a task's start costs, ms (a task that opens a connection before it polls; default 0). */
+  readonly taskStartMs?: number;
   readonly delayMs?: number;
   readonly sessionTimeoutMs?: number;
   readonly controlPort?: number;
@@ -204,6 +208,7 @@ export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
       exporterJar,
       exporterRules: exporterRulesFile(),
       throughput: options.throughput ?? 10,
+      taskStartMs: options.taskStartMs ?? 0,
     });
     cluster = lab;
     const deadline = Date.now() + (options.readyTimeoutMs ?? 300_000);
@@ -228,18 +233,25 @@ export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
       progress(`${w.spec.name} (${w.version}) joined at ${w.url}`);
     }
     const connectorCount = options.connectors ?? 2;
+    const sinkCount = options.sinks ?? 0;
     const tasksMax = options.tasksPerConnector ?? 2;
-    for (let i = 1; i <= connectorCount; i += 1) {
-      const name = `conn-${String(i).padStart(2, "0")}`;
-      let created = await lab.createConnector(name, tasksMax);
+    const create = async (name: string, kind: "source" | "sink") => {
+      let created = await lab.createConnector(name, tasksMax, kind);
       while (created.kind === "conflict" && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 500));
-        created = await lab.createConnector(name, tasksMax);
+        created = await lab.createConnector(name, tasksMax, kind);
       }
       if (created.kind !== "ok")
         throw new AppError(ErrorCode.Internal, `could not create ${name}: ${created.message}`);
+    };
+    const numbered = (prefix: string, i: number) => `${prefix}-${String(i).padStart(2, "0")}`;
+    for (let i = 1; i <= connectorCount; i += 1) await create(numbered("conn", i), "source");
+    if (sinkCount > 0) {
+      // The sinks subscribe to the source topics by name, once the sources have created them.
+      await waitUntil("every source task producing", () => lab.sourcesProducing());
+      for (let i = 1; i <= sinkCount; i += 1) await create(numbered("sink", i), "sink");
     }
-    const expected = connectorCount * tasksMax;
+    const expected = (connectorCount + sinkCount) * tasksMax;
     await waitUntil("every task RUNNING and producing", async () => {
       const statuses = await readStatuses(workers.map((w) => w.url));
       const runningTasks = (statuses ?? [])

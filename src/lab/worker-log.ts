@@ -1,3 +1,5 @@
+import type { SinkRecordSeen } from "./lab-sink-ledger.js";
+
 /**
  * What the lab reads from a Connect worker's log and from the lab connector's stdout lines. The join line is logged
  * by every member after each rebalance (`DistributedHerder`'s rebalance listener), with the generation, the
@@ -66,9 +68,13 @@ export function parseJoinLine(line: string, lastGeneration: number | null = null
 
 export type LabEvent =
   | { readonly kind: "start" | "stop"; readonly task: string; readonly ms: number; readonly seq?: number }
-  | { readonly kind: "ack"; readonly task: string; readonly ms: number; readonly seq: number };
+  | { readonly kind: "ack"; readonly task: string; readonly ms: number; readonly seq: number }
+  | { readonly kind: "put"; readonly task: string; readonly ms: number; readonly records: SinkRecordSeen[] };
 
-/** One JSON line of the lab connector (`{"lab":"start|stop|ack","connector","task","ms","seq"}`), or null. */
+/**
+ * One JSON line of a lab connector, or null: the source's `{"lab":"start|stop|ack","connector","task","ms","seq"}`,
+ * the sink's `{"lab":"start|stop","connector","task","ms"}` and `{"lab":"put",…,"r":[[topic,partition,offset,key,seq]…]}`.
+ */
 export function parseLabEvent(line: string): LabEvent | null {
   if (!line.startsWith('{"lab":')) return null;
   try {
@@ -78,16 +84,36 @@ export function parseLabEvent(line: string): LabEvent | null {
       task?: unknown;
       ms?: unknown;
       seq?: unknown;
+      r?: unknown;
     };
     if (typeof o.connector !== "string" || typeof o.task !== "number" || typeof o.ms !== "number")
       return null;
     const task = `${o.connector}/${o.task}`;
     if (o.lab === "ack" && typeof o.seq === "number") return { kind: "ack", task, ms: o.ms, seq: o.seq };
     if (o.lab === "start" || o.lab === "stop") return { kind: o.lab, task, ms: o.ms };
+    if (o.lab === "put" && Array.isArray(o.r))
+      return { kind: "put", task, ms: o.ms, records: putRecords(o.r) };
     return null;
   } catch {
     return null;
   }
+}
+
+function putRecords(rows: readonly unknown[]): SinkRecordSeen[] {
+  const out: SinkRecordSeen[] = [];
+  for (const row of rows) {
+    if (!Array.isArray(row)) continue;
+    const [topic, partition, offset, key, seq] = row as unknown[];
+    if (
+      typeof topic === "string" &&
+      typeof partition === "number" &&
+      typeof offset === "number" &&
+      typeof key === "string" &&
+      typeof seq === "number"
+    )
+      out.push({ topic, partition, offset, key, seq });
+  }
+  return out;
 }
 
 export function protocolName(version: number): "eager" | "compatible" | "sessioned" {

@@ -8,6 +8,7 @@ import {
   taskIndexOf,
 } from "./sim-context.js";
 import type { StatusEntry } from "./status-store.js";
+import type { TaskFlowSample } from "./task-flow.js";
 import { sortNames, sortTaskKeys } from "./task-order.js";
 import {
   applyTargetState,
@@ -69,6 +70,16 @@ export interface WorkerRestView {
   readonly taskCount: number;
   /** Connect's app-info `start-time-ms` of the running process (epoch ms of the simulation's clock). */
   readonly startTimeMs: number | null;
+  /** The per-task metrics of the task instances this worker runs or holds paused. */
+  readonly taskFlow: readonly TaskFlowView[];
+}
+
+export interface TaskFlowView extends TaskFlowSample {
+  readonly connector: string;
+  readonly task: number;
+  readonly kind: "source" | "sink";
+  /** The task's state on this worker, lower case as Connect's `status` metric says it. */
+  readonly status: string;
 }
 
 export interface ConnectView {
@@ -142,6 +153,25 @@ export function createConnectView(ctx: SimContext): ConnectView {
     }
     applyTargetState(ctx, name);
     return true;
+  };
+
+  const taskFlowOf = (m: Member): TaskFlowView[] => {
+    const now = ctx.scheduler.now();
+    const out: TaskFlowView[] = [];
+    for (const key of sortTaskKeys(m.tasks.keys())) {
+      const item = m.tasks.get(key);
+      const sample = ctx.flow.sample(key, now);
+      const connector = ctx.connectors.get(connectorOfTask(key));
+      if (!item || !sample || !connector) continue;
+      out.push({
+        ...sample,
+        connector: connector.name,
+        task: taskIndexOf(key),
+        kind: connector.type,
+        status: item.state.toLowerCase(),
+      });
+    }
+    return out;
   };
 
   return {
@@ -235,6 +265,7 @@ export function createConnectView(ctx: SimContext): ConnectView {
             : ctx.scheduler.now() - m.lastRebalanceAt,
         connectorCount: m?.connectors.size ?? 0,
         taskCount: m?.tasks.size ?? 0,
+        taskFlow: m === null ? [] : taskFlowOf(m),
       };
     },
   };

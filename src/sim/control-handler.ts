@@ -20,6 +20,18 @@ export const restartQuery = z.strictObject({
   downMs: z.union([z.literal("never"), ms]).optional(),
 });
 const advanceQuery = z.strictObject({ ms });
+/** `POST /sim/tasks/{connector}/{task}/stall`: no `ms` = until `…/resume`. */
+export const stallQuery = z.strictObject({ ms: ms.optional() });
+export const errorsQuery = z.strictObject({
+  count: z
+    .string()
+    .regex(/^[1-9]\d{0,6}$/, "must be a whole number from 1")
+    .transform(Number),
+});
+export const taskId = z
+  .string()
+  .regex(/^\d{1,4}$/, "a task id is a whole number")
+  .transform(Number);
 const faultsBody = z.strictObject({
   restStatus: z.number().int().min(400).max(599).nullable().optional(),
   hangMs: z.number().int().min(0).max(600_000).nullable().optional(),
@@ -98,6 +110,26 @@ async function dispatch(cluster: SimCluster, req: IncomingMessage, url: URL): Pr
         worker: id,
         faults: cluster.faultsOf(id),
       }));
+    }
+  }
+  if (
+    method === "POST" &&
+    area === "tasks" &&
+    id !== undefined &&
+    action !== undefined &&
+    more.length === 1
+  ) {
+    const task = parse(taskId, action);
+    if (!task.ok) return bad(task.error);
+    const ok = () => ({ now: cluster.now(), task: `${id}/${task.value}` });
+    if (more[0] === "stall") {
+      const q = parse(stallQuery, query(url));
+      return q.ok ? result(cluster.stallTask(id, task.value, q.value.ms ?? null), ok) : bad(q.error);
+    }
+    if (more[0] === "resume") return result(cluster.resumeTask(id, task.value), ok);
+    if (more[0] === "errors") {
+      const q = parse(errorsQuery, query(url));
+      return q.ok ? result(cluster.failRecords(id, task.value, q.value.count), ok) : bad(q.error);
     }
   }
   if (method === "PUT" && area === "connectors" && id !== undefined && action === undefined) {

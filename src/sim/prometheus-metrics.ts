@@ -70,7 +70,92 @@ export function renderWorkerMetrics(view: WorkerRestView, clientId: string): str
       client,
     );
   }
+  lines.push(...renderTaskFlow(view.taskFlow));
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The per-task series Strimzi's rules (and ours, deploy/jmx-exporter/connect.yml) make of Connect's task metric
+ * groups, labels in the exporter's (alphabetical) order; a sink task's consumer lag per partition under its client
+ * id `connector-consumer-<connector>-<task>` (one partition per sink task here: `topic-<connector>`, partition = task).
+ */
+function renderTaskFlow(tasks: WorkerRestView["taskFlow"]): string[] {
+  const series = new Map<string, { type: string; help: string; samples: string[] }>();
+  const add = (name: string, type: string, help: string, labels: string, value: number) => {
+    let s = series.get(name);
+    if (!s) {
+      s = { type, help, samples: [] };
+      series.set(name, s);
+    }
+    s.samples.push(`${name}{${labels}} ${formatValue(value)}`);
+  };
+  for (const t of tasks) {
+    const labels = `connector="${t.connector}",task="${t.task}"`;
+    add(
+      "kafka_connect_connector_task_status",
+      "untyped",
+      "Kafka Connect JMX Connector task status",
+      `connector="${t.connector}",status="${t.status}",task="${t.task}"`,
+      1,
+    );
+    if (t.kind === "source") {
+      add(
+        "kafka_connect_source_task_source_record_poll_total",
+        "counter",
+        "source records polled",
+        labels,
+        t.records,
+      );
+      add(
+        "kafka_connect_source_task_source_record_write_total",
+        "counter",
+        "source records written",
+        labels,
+        t.records,
+      );
+    } else {
+      add(
+        "kafka_connect_sink_task_sink_record_read_total",
+        "counter",
+        "sink records read",
+        labels,
+        t.records,
+      );
+      add(
+        "kafka_connect_sink_task_sink_record_send_total",
+        "counter",
+        "sink records sent",
+        labels,
+        t.records,
+      );
+      add(
+        "kafka_consumer_fetch_manager_records_lag",
+        "gauge",
+        "The latest lag of the partition",
+        `clientid="connector-consumer-${t.connector}-${t.task}",partition="${t.task}",topic="topic-${t.connector}"`,
+        t.lag ?? 0,
+      );
+      add(
+        "kafka_consumer_fetch_manager_fetch_total",
+        "counter",
+        "The total number of fetch requests",
+        `clientid="connector-consumer-${t.connector}-${t.task}"`,
+        t.fetches ?? 0,
+      );
+    }
+    add("kafka_connect_task_error_total_record_failures", "gauge", "record failures", labels, t.failures);
+    add(
+      "kafka_connect_task_error_deadletterqueue_produce_failures",
+      "gauge",
+      "DLQ produce failures",
+      labels,
+      0,
+    );
+  }
+  const out: string[] = [];
+  for (const [name, s] of series)
+    out.push(`# HELP ${name} ${s.help}`, `# TYPE ${name} ${s.type}`, ...s.samples);
+  return out;
 }
 
 function formatValue(value: number): string {

@@ -25,6 +25,7 @@ import type {
   WorkerFaults,
 } from "./sim-types.js";
 import { createStatusStore } from "./status-store.js";
+import { createTaskFlow } from "./task-flow.js";
 import { restartTaskInPlace, stopAllWork, stopTasks } from "./worker-runtime.js";
 
 /** The outcome of a control operation: expected refusals are values (the control API maps them to 404/409). */
@@ -47,6 +48,11 @@ export interface SimCluster {
   restartWorker(name: string, options?: RestartOptions): ControlResult;
   setFaults(name: string, faults: Partial<WorkerFaults> & { readonly restartMs?: number }): ControlResult;
   updateConnector(name: string, change: ConnectorChange): ControlResult;
+  /** A task stays RUNNING and moves nothing for `ms` (null: until `resumeTask`). */
+  stallTask(connector: string, task: number, ms: number | null): ControlResult;
+  resumeTask(connector: string, task: number): ControlResult;
+  /** Adds record failures to a running task's `total-record-failures`. */
+  failRecords(connector: string, task: number, count: number): ControlResult;
   workerNames(): string[];
   faultsOf(name: string): WorkerFaults | null;
   state(): SimState;
@@ -118,6 +124,7 @@ export function createSimCluster(init: SimClusterOptions): SimCluster {
     scheduler,
     prng,
     ledger: createLedger({ keepEntries: true }),
+    flow: createTaskFlow(),
     status: createStatusStore(),
     workers,
     connectors: new Map(makeConnectors(options).map((c) => [c.name, c])),
@@ -200,6 +207,15 @@ export function createSimCluster(init: SimClusterOptions): SimCluster {
 
   for (const w of workers) becomeRunning(w);
 
+  const configuredTask = (connector: string, task: number): string | null => {
+    const c = ctx.connectors.get(connector);
+    return c && Number.isInteger(task) && task >= 0 && task < c.tasksMax ? `${connector}/${task}` : null;
+  };
+  const noTask = (connector: string, task: number): ControlResult => ({
+    kind: "not-found",
+    message: `unknown task ${connector}/${task}`,
+  });
+
   const view = createConnectView(ctx);
 
   return {
@@ -272,6 +288,26 @@ export function createSimCluster(init: SimClusterOptions): SimCluster {
       }
       requestRebalance(ctx);
       return { kind: "ok" };
+    },
+    stallTask(connector, task, ms) {
+      const key = configuredTask(connector, task);
+      if (key === null) return noTask(connector, task);
+      const now = scheduler.now();
+      ctx.flow.stall(key, ms === null ? null : now + ms, now);
+      return { kind: "ok" };
+    },
+    resumeTask(connector, task) {
+      const key = configuredTask(connector, task);
+      if (key === null) return noTask(connector, task);
+      ctx.flow.resume(key, scheduler.now());
+      return { kind: "ok" };
+    },
+    failRecords(connector, task, count) {
+      const key = configuredTask(connector, task);
+      if (key === null) return noTask(connector, task);
+      return ctx.flow.failRecords(key, count, scheduler.now())
+        ? { kind: "ok" }
+        : { kind: "conflict", message: `${key} is not running` };
     },
     workerNames: () => workers.map((w) => w.name),
     faultsOf: (name) => byName(name)?.faults ?? null,

@@ -6,6 +6,7 @@ import type { SimProtocol, SimProtocolSetting } from "./protocol-model.js";
 import type { EventHandle, Scheduler } from "./scheduler.js";
 import type { AssignorFactory, SimClusterOptions, WorkerFaults, WorkerState } from "./sim-types.js";
 import type { StatusStore } from "./status-store.js";
+import type { TaskFlow } from "./task-flow.js";
 
 /** The simulator's mutable model, shared by the group coordinator and the worker runtime. Internal to src/sim. */
 export interface ConnectorModel {
@@ -85,6 +86,8 @@ export interface SimContext {
   readonly scheduler: Scheduler;
   readonly prng: Prng;
   readonly ledger: Ledger;
+  /** What each task moves (per-task metrics) and the ground truth of its data-flow gaps. */
+  readonly flow: TaskFlow;
   readonly status: StatusStore;
   readonly workers: readonly WorkerModel[];
   readonly connectors: Map<string, ConnectorModel>;

@@ -35,6 +35,7 @@ const simOptionsSchema = z.strictObject({
   restartMs: count.default(20_000),
   restartJitter: z.number().min(0).max(1).default(0.1),
   taskStartMs: count.default(500),
+  throughput: z.number().min(0).max(100_000).default(10),
   sessionTimeoutMs: count.default(10_000),
   rebalanceMs: count.default(300),
   seed: z.number().int().default(1),

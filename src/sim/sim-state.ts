@@ -47,5 +47,6 @@ export function buildSimState(ctx: SimContext): SimState {
       ...ctx.ledger.totals(now),
       restarts,
     },
+    dataFlow: { ...ctx.flow.groundTruth(now), stalled: sortTaskKeys(ctx.flow.stalled(now)), sink: null },
   };
 }

@@ -42,6 +42,8 @@ export interface SimClusterOptions {
   /** Relative jitter of a restart time, e.g. 0.1 = ±10 %, drawn from the seeded PRNG. */
   readonly restartJitter: number;
   readonly taskStartMs: number;
+  /** Records per second each task moves (a connector's `sim.throughput` overrides it; 0 = idle). */
+  readonly throughput: number;
   readonly sessionTimeoutMs: number;
   readonly rebalanceMs: number;
   readonly seed: number;
@@ -78,6 +80,31 @@ export interface TaskStateView {
   readonly workerId: string | null;
 }
 
+/** What the verifiable sinks saw (the lab's sink connector; the simulator has none). */
+export interface SinkFlowState {
+  /** Records the sinks consumed (each sink connector counts its own), redeliveries apart. */
+  readonly records: number;
+  /** A source task's sequence number seen again at another offset: written twice to the log. */
+  readonly duplicates: number;
+  /** Sequence numbers a sink never saw below the highest it saw of that source task. */
+  readonly missing: number;
+  /** The same offset given to a sink again (its own at-least-once after a restart): not a duplicate in the log. */
+  readonly redelivered: number;
+  /** By source task ("conn-01/3"). */
+  readonly perTask: Record<string, { records: number; duplicates: number; missing: number }>;
+}
+
+/** The data the tasks really moved, from the cluster's own ground truth (not from metrics). */
+export interface DataFlowState {
+  /** The largest of `perTask`. */
+  readonly maxGapMs: number;
+  /** Each task's largest gap in the data it moved (a source: records the broker acknowledged; a sink: batches). */
+  readonly perTask: Record<string, number>;
+  /** Tasks held in a stall: RUNNING, moving nothing (`POST /sim/tasks/{connector}/{task}/stall`). */
+  readonly stalled: string[];
+  readonly sink: SinkFlowState | null;
+}
+
 /** The exact shape of `GET /sim/state` (DESIGN §4). */
 export interface SimState {
   readonly now: number;
@@ -96,6 +123,7 @@ export interface SimState {
     readonly taskDowntimeMs: number;
     readonly restarts: Record<string, number>;
   };
+  readonly dataFlow: DataFlowState;
 }
 
 export interface WorkerFaults {

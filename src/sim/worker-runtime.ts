@@ -7,6 +7,20 @@ import { connectorOfTask, type Member, type SimContext } from "./sim-context.js"
  * pause, resume and restart them.
  */
 const FAIL_ON_VERSION_KEY = "sim.fail.on.version";
+/** A connector's records per second per task (default: the cluster's `throughput`); 0 = idle. */
+const THROUGHPUT_KEY = "sim.throughput";
+
+function flowOf(ctx: SimContext, key: string): { kind: "source" | "sink"; rate: number } {
+  const connector = ctx.connectors.get(connectorOfTask(key));
+  const configured = Number(connector?.config[THROUGHPUT_KEY]);
+  const rate = Number.isFinite(configured) && configured >= 0 ? configured : ctx.options.throughput;
+  return { kind: connector?.type ?? "source", rate };
+}
+
+function flowRunning(ctx: SimContext, key: string, at: number, fresh: boolean): void {
+  const { kind, rate } = flowOf(ctx, key);
+  ctx.flow.running(key, kind, rate, at, fresh);
+}
 
 export interface StopOptions {
   /** Graceful shutdown or revocation: write UNASSIGNED with this worker's id. False on a crash. */
@@ -45,11 +59,14 @@ function finishTaskStart(ctx: SimContext, member: Member, key: string, token: nu
     item.state = "PAUSED";
     ctx.status.putTask(key, { state: "PAUSED", workerId: worker.workerId, trace: null, generation });
     ctx.ledger.taskNotRunning(key, "PAUSED", worker.name, now);
+    flowRunning(ctx, key, now, true);
+    ctx.flow.halted(key, now, false);
     return;
   }
   item.state = "RUNNING";
   ctx.status.putTask(key, { state: "RUNNING", workerId: worker.workerId, trace: null, generation });
   ctx.ledger.taskRunning(key, worker.name, now);
+  flowRunning(ctx, key, now, true);
 }
 
 function finishConnectorStart(ctx: SimContext, member: Member, name: string, token: number): void {
@@ -105,6 +122,7 @@ export function stopTasks(
   for (const key of keys) {
     if (!member.tasks.delete(key)) continue;
     ctx.ledger.taskStopped(key, worker.name, now, options.workerStaysUp);
+    ctx.flow.halted(key, now, true);
     if (options.writeStatus && ctx.status.getTask(key)) {
       ctx.status.putTask(key, {
         state: "UNASSIGNED",
@@ -181,10 +199,12 @@ export function applyTargetState(ctx: SimContext, connectorName: string): void {
         item.state = "PAUSED";
         ctx.status.putTask(key, { state: "PAUSED", workerId, trace: null, generation });
         ctx.ledger.taskNotRunning(key, "PAUSED", member.worker.name, now);
+        ctx.flow.halted(key, now, false);
       } else if (connector.target === "STARTED" && item.state === "PAUSED") {
         item.state = "RUNNING";
         ctx.status.putTask(key, { state: "RUNNING", workerId, trace: null, generation });
         ctx.ledger.taskRunning(key, member.worker.name, now);
+        flowRunning(ctx, key, now, false);
       }
     }
     const held = member.connectors.get(connectorName);

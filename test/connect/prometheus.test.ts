@@ -121,6 +121,7 @@ describe("metricsFromPrometheus", () => {
       assignedConnectors: 1,
       assignedTasks: 3,
       startTimeMs: null,
+      taskFlow: null,
     });
   });
 
@@ -144,6 +145,7 @@ describe("metricsFromPrometheus", () => {
       assignedConnectors: null,
       assignedTasks: 4,
       startTimeMs: null,
+      taskFlow: null,
     });
     expect(metricsFromPrometheus([])).toEqual({
       protocol: null,
@@ -157,6 +159,7 @@ describe("metricsFromPrometheus", () => {
       assignedConnectors: null,
       assignedTasks: null,
       startTimeMs: null,
+      taskFlow: null,
     });
   });
 

@@ -28,6 +28,10 @@ export const SETTLED_WORKER: WorkerMetrics = {
   assignedConnectors: 1,
   assignedTasks: 2,
   startTimeMs: 1_717_000_000_000,
+  taskFlow: {
+    "orders-source/0": { kind: "source", records: 1_204, lag: null, fetches: null, failures: 0 },
+    "orders-sink/1": { kind: "sink", records: 980, lag: 12, fetches: 3_311, failures: 2 },
+  },
 };
 
 /** The behaviour every WorkerMetricsSource adapter must have (the in-memory fake included). */
@@ -44,7 +48,7 @@ export function workerMetricsSourceContract(
       await h.close();
     });
 
-    it("reads every metric the reader uses: protocol, leader, epoch, rebalancing, counts, start time", async () => {
+    it("reads every metric the reader uses: protocol, leader, epoch, rebalancing, counts, start time, task flow", async () => {
       expect(await h.source.read(await h.withMetrics(SETTLED_WORKER))).toEqual(SETTLED_WORKER);
     });
 
@@ -56,6 +60,7 @@ export function workerMetricsSourceContract(
         rebalancing: true,
         assignedTasks: null,
         startTimeMs: null,
+        taskFlow: null,
       };
       expect(await h.source.read(await h.withMetrics(partial))).toEqual(partial);
     });

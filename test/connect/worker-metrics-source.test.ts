@@ -3,6 +3,7 @@ import { createHttpClient } from "../../src/connect/http-client.js";
 import { createHttpClusterReader } from "../../src/connect/http-cluster-reader.js";
 import { WORKER_METRIC_NAMES } from "../../src/connect/prometheus.js";
 import { createPrometheusMetricsSource } from "../../src/connect/prometheus-metrics-source.js";
+import { TASK_FLOW_METRICS } from "../../src/connect/task-flow-metrics.js";
 import type { WorkerEndpoint } from "../../src/connect/worker-endpoint.js";
 import { type WorkerMetrics, workerIdOf } from "../../src/core/snapshot.js";
 import { expandedConnectors, serverInfo } from "./connect-fixtures.js";
@@ -28,6 +29,17 @@ function prometheusTextOf(m: WorkerMetrics): string {
   series(n.assignedConnectors, m.assignedConnectors, `{clientid="connect-1",}`);
   series(n.assignedTasks, m.assignedTasks, `{clientid="connect-1",}`);
   series(n.startTimeMs, m.startTimeMs, `{client_id="connect-1",}`);
+  const t = TASK_FLOW_METRICS;
+  for (const [key, flow] of Object.entries(m.taskFlow ?? {})) {
+    const [connector, task] = key.split("/");
+    const labels = `{connector="${connector}",task="${task}",}`;
+    const client = `{clientid="connector-consumer-${connector}-${task}",`;
+    series(flow.kind === "source" ? t.sourceWritten.name : t.sinkRead.name, flow.records, labels);
+    series(t.recordFailures.name, flow.failures, labels);
+    series(t.dlqFailures.name, 0, labels);
+    series(t.consumerLag.name, flow.lag, `${client}partition="0",topic="orders",}`);
+    series(t.consumerFetches.name, flow.fetches, `${client}}`);
+  }
   return `${lines.join("\n")}\n`;
 }
 

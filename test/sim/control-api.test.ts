@@ -52,6 +52,7 @@ describe("control API (DESIGN §4)", () => {
       "delayDeadline",
       "tasks",
       "counters",
+      "dataFlow",
     ]);
     expect(Object.keys(st.workers[0] ?? {})).toEqual([
       "name",

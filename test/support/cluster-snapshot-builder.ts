@@ -4,6 +4,7 @@ import type {
   ConnectorSnapshot,
   ConnectorState,
   ConnectorType,
+  TaskFlowReading,
   TaskSnapshot,
   TaskState,
   WorkerHealth,
@@ -99,6 +100,23 @@ export class WorkerBuilder {
   }
   leaderUrl(url: string | null): this {
     return this.metrics({ leaderUrl: url });
+  }
+  /** A task's data-flow reading on this worker: a source's records written, or with `kind: "sink"` a sink's. */
+  flow(task: string, records: number, extra: Partial<TaskFlowReading> = {}): this {
+    const reading: TaskFlowReading = {
+      kind: "source",
+      records,
+      lag: null,
+      fetches: null,
+      failures: 0,
+      ...extra,
+    };
+    return this.metrics({ taskFlow: { ...(this.metricOverrides.taskFlow ?? {}), [task]: reading } });
+  }
+  /** Drops one task's reading (its instance is gone from this worker). */
+  withoutFlow(task: string): this {
+    const { [task]: _gone, ...rest } = this.metricOverrides.taskFlow ?? {};
+    return this.metrics({ taskFlow: rest });
   }
   exactlyOnceSource(s: ExactlyOnce): this {
     this.exactlyOnce = s;

@@ -58,14 +58,15 @@ export const labCommand: CliCommand = {
   name: "lab",
   summary: "start a real Kafka Connect cluster on loopback (needs Java 17+ and Maven)",
   help: `Usage: connect-roll lab [--kafka V] [--broker-version V] [--workers N] [--worker-version NAME=V]…
-                        [--connect-protocol NAME=P]… [--connectors N] [--tasks-per-connector M] [--throughput R]
-                        [--delay-ms D] [--session-timeout-ms S] [--port P] [--dir DIR] [--write-config FILE]
+                        [--connect-protocol NAME=P]… [--connectors N] [--sinks N] [--tasks-per-connector M]
+                        [--throughput R] [--task-start-ms T] [--delay-ms D] [--session-timeout-ms S] [--port P] [--dir DIR] [--write-config FILE]
                         [--cluster-name NAME]
 
 Starts one KRaft broker and N Kafka Connect distributed workers (one JVM each, with the Prometheus JMX exporter
-and connect-roll's rules) on 127.0.0.1, creates verifiable source connectors, waits until every task is RUNNING,
-and prints the same JSON line as 'connect-roll sim'. It serves the simulator's control API in real time
-(POST /sim/workers/NAME/stop|start|restart, GET /sim/state with a data-flow ledger; /sim/advance answers 409).
+and connect-roll's rules) on 127.0.0.1, creates verifiable source (and sink) connectors, waits until every task is
+RUNNING, and prints the same JSON line as 'connect-roll sim'. It serves the simulator's control API in real time
+(POST /sim/workers/NAME/stop|start|restart, POST /sim/tasks/CONNECTOR/N/stall|resume, GET /sim/state with a
+data-flow ledger; /sim/advance answers 409).
 Kafka's jars come from Maven's repository into CONNECT_ROLL_LAB_CACHE (default ~/.cache/connect-roll/lab).
 Runs until interrupted; Ctrl-C or SIGTERM stops every JVM.
 
@@ -76,8 +77,10 @@ Options:
   --worker-version NAME=V    one worker's version (repeatable), e.g. worker-1=3.9.1
   --connect-protocol NAME=P  one worker's connect.protocol: eager | compatible | sessioned (repeatable)
   --connectors N             source connectors (default 2)
+  --sinks N                  verifiable sink connectors reading every source topic (default 0)
   --tasks-per-connector M    tasks per connector (default 2)
-  --throughput R             records per second per task (default 10)
+  --throughput R             records per second per source task (default 10)
+  --task-start-ms T          what a task's start costs, ms (it sleeps in start; default 0)
   --delay-ms D               scheduled.rebalance.max.delay.ms (default 30000)
   --session-timeout-ms S     session.timeout.ms (default 10000)
   --port P                   control API port (default: any free port)
@@ -92,8 +95,10 @@ Options:
     "worker-version": { type: "string", multiple: true },
     "connect-protocol": { type: "string", multiple: true },
     connectors: { type: "string" },
+    sinks: { type: "string" },
     "tasks-per-connector": { type: "string" },
     throughput: { type: "string" },
+    "task-start-ms": { type: "string" },
     "delay-ms": { type: "string" },
     "session-timeout-ms": { type: "string" },
     port: { type: "string" },
@@ -119,8 +124,10 @@ Options:
         ["workerVersions", pairs("worker-version", values["worker-version"])],
         ["connectProtocols", protocols],
         ["connectors", int("connectors", values.connectors, 0, 100)],
+        ["sinks", int("sinks", values.sinks, 0, 20)],
         ["tasksPerConnector", int("tasks-per-connector", values["tasks-per-connector"], 1, 64)],
         ["throughput", int("throughput", values.throughput, 1, 1_000)],
+        ["taskStartMs", int("task-start-ms", values["task-start-ms"], 0, 120_000)],
         ["delayMs", int("delay-ms", values["delay-ms"], 0, 3_600_000)],
         ["sessionTimeoutMs", int("session-timeout-ms", values["session-timeout-ms"], 1_000, 600_000)],
         ["controlPort", int("port", values.port, 0, 65_535)],

@@ -1,6 +1,6 @@
 import { resolveLeader } from "../plan/resolve-leader.js";
 import { type ClusterSnapshot, taskKey } from "../snapshot.js";
-import type { Baseline, StopMode } from "./settle-types.js";
+import type { Baseline, BaselineFlow, StopMode } from "./settle-types.js";
 
 export interface BaselineStep {
   readonly step: number;
@@ -17,6 +17,8 @@ export interface BaselineStep {
   readonly openWindowDeadline?: number | null;
   /** Default: whether `leader-name` in the snapshot points at the worker. */
   readonly isLeader?: boolean;
+  /** The tasks' data flow before the step (`learnBaselineFlow`); default null: statuses only. */
+  readonly flow?: BaselineFlow | null;
 }
 
 export type BaselineCapture =
@@ -54,6 +56,7 @@ export function captureBaseline(snapshot: ClusterSnapshot, step: BaselineStep): 
       heldWork: workerTasks.length > 0 || ownsConnector || assigned > 0,
       workerTasks,
       delayDeadline: isLeader || step.delayMs <= 0 ? null : deadlineOf(step, stopMode),
+      flow: step.flow ?? null,
     },
   };
 }

@@ -1,5 +1,6 @@
 import { formatDuration } from "../format-duration.js";
 import { sameUrl } from "../snapshot.js";
+import { assessFlow } from "./assess-flow.js";
 import { assessLiveness } from "./assess-liveness.js";
 import { assessTasks } from "./assess-tasks.js";
 import { checkConnectorSet } from "./check-connector-set.js";
@@ -13,7 +14,8 @@ import type { Baseline, GateReason, SettleInput, SettleVerdict } from "./settle-
 /**
  * Is the cluster truly settled after a step? Relative to the baseline: every task that was RUNNING is RUNNING on a
  * live worker, connectors and tasks unchanged, the restarted worker back on the target version and holding work,
- * the group agreed and quiet with a complete assignment, and the assignment identical for N polls in a row.
+ * the group agreed and quiet with a complete assignment, the assignment identical for N polls in a row, and, where the
+ * metrics show data flow, every task that flowed before the step moving data again (no stall, no new record failures).
  */
 export function evaluateSettle(input: SettleInput): SettleVerdict {
   const { baseline, polls, now } = input;
@@ -30,7 +32,18 @@ export function evaluateSettle(input: SettleInput): SettleVerdict {
   }
   const liveness = assessLiveness(poll, baseline);
   const tasks = assessTasks(baseline.snapshot, poll, liveness, policy.allowPaused);
-  if (tasks.failures.length > 0) return { kind: "failed", reasons: tasks.failures };
+  const flow =
+    baseline.flow !== null && input.flow !== undefined
+      ? assessFlow(
+          baseline.flow,
+          input.flow,
+          new Set(tasks.notRunning.map((t) => t.task)),
+          now,
+          policy.stallAfterMs,
+        )
+      : null;
+  const failures = [...tasks.failures, ...(flow?.failures ?? [])];
+  if (failures.length > 0) return { kind: "failed", reasons: failures };
 
   const group = checkGroup(poll, now, policy.quietPeriodMs);
   const held = detectHeldTasks(baseline, tasks.notRunning, group, now);
@@ -75,6 +88,7 @@ export function evaluateSettle(input: SettleInput): SettleVerdict {
   }
   reasons.push(...checkAssignmentCount(group.assigned, group.configured, held.held.length));
   reasons.push(...checkExactlyOnceLeader(baseline, poll, group.leaderUrl));
+  reasons.push(...(flow?.reasons ?? []));
   const stable = countStablePolls(polls, baseline.stopIssuedAt);
   if (stable < policy.consecutivePolls) {
     reasons.push({

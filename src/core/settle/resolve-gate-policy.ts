@@ -6,6 +6,8 @@ const GATE_POLICY_DEFAULTS: ResolvedGatePolicy = {
   expectedSettleMs: 120_000,
   failAfterMs: 1_800_000,
   allowPaused: false,
+  stallAfterMs: 60_000,
+  flowWindowMs: 10_000,
 };
 
 /** Fills a `GatePolicy` with the defaults. */
@@ -16,5 +18,7 @@ export function resolveGatePolicy(policy: GatePolicy): ResolvedGatePolicy {
     expectedSettleMs: policy.expectedSettleMs ?? GATE_POLICY_DEFAULTS.expectedSettleMs,
     failAfterMs: policy.failAfterMs ?? GATE_POLICY_DEFAULTS.failAfterMs,
     allowPaused: policy.allowPaused ?? GATE_POLICY_DEFAULTS.allowPaused,
+    stallAfterMs: policy.stallAfterMs ?? GATE_POLICY_DEFAULTS.stallAfterMs,
+    flowWindowMs: policy.flowWindowMs ?? GATE_POLICY_DEFAULTS.flowWindowMs,
   };
 }

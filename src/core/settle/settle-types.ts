@@ -1,4 +1,5 @@
 import type { ClusterSnapshot } from "../snapshot.js";
+import type { FlowTrack } from "./track-flow.js";
 
 /** How the worker was stopped: graceful (LeaveGroup at once) or crash (noticed after the session timeout). */
 export type StopMode = "graceful" | "crash";
@@ -18,6 +19,20 @@ export interface Baseline {
   readonly workerTasks: readonly string[];
   /** When the scheduled delay should release the worker's tasks; null when no delay applies (leader, delay 0). */
   readonly delayDeadline: number | null;
+  /** Which tasks moved data before the step (from the per-task metrics); null when data flow is not visible. */
+  readonly flow: BaselineFlow | null;
+}
+
+/** The tasks' data flow just before a step (`learnBaselineFlow`). */
+export interface BaselineFlow {
+  /** Moved data within the window before the step: each must move data again before the gate passes. */
+  readonly flowing: readonly string[];
+  /** RUNNING and moved nothing through the window: exempt from the data-flow condition. */
+  readonly idle: readonly string[];
+  /** Each task's record failures so far (a rise during the step fails the gate). */
+  readonly errors: Readonly<Record<string, number>>;
+  /** Each sink task's lag. */
+  readonly lag: Readonly<Record<string, number>>;
 }
 
 export interface GatePolicy {
@@ -31,6 +46,10 @@ export interface GatePolicy {
   readonly failAfterMs?: number;
   /** A task RUNNING before the step may be PAUSED after it (default false). */
   readonly allowPaused?: boolean;
+  /** A task that flowed before the step and shows no progress this long while RUNNING is stalled (default 60000). */
+  readonly stallAfterMs?: number;
+  /** How long the track watches the tasks before the first step to tell flowing from idle (default 10000). */
+  readonly flowWindowMs?: number;
 }
 
 export interface ResolvedGatePolicy {
@@ -39,6 +58,8 @@ export interface ResolvedGatePolicy {
   readonly expectedSettleMs: number;
   readonly failAfterMs: number;
   readonly allowPaused: boolean;
+  readonly stallAfterMs: number;
+  readonly flowWindowMs: number;
 }
 
 export interface SettleInput {
@@ -47,6 +68,8 @@ export interface SettleInput {
   readonly polls: readonly ClusterSnapshot[];
   readonly policy: GatePolicy;
   readonly now: number;
+  /** The rollout's data-flow track (all reads so far); without it the gate judges by statuses alone. */
+  readonly flow?: FlowTrack;
 }
 
 type Reason<C extends string, D extends object = Record<never, never>> = {
@@ -91,6 +114,12 @@ export type GateReason =
   | Reason<"assignment-excess", { assigned: number; configured: number }>
   | Reason<"assignment-unstable", { stablePolls: number; needed: number }>
   | Reason<"eos-leader-unreachable", { leaderUrl: string; connectors: readonly string[] }>
+  | Reason<"data-not-flowing", { tasks: readonly { task: string; runningForMs: number | null }[] }>
+  | Reason<
+      "data-stalled",
+      { tasks: readonly { task: string; connector: string; lastMovedAt: number | null; quietMs: number }[] }
+    >
+  | Reason<"task-errors", { tasks: readonly { task: string; failures: number }[] }>
   | Reason<"gate-slow", { overdueMs: number }>
   | Reason<"gate-timeout", { elapsedMs: number }>;
 

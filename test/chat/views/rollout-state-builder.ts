@@ -229,6 +229,7 @@ export class RolloutStateBuilder {
       heldWork: true,
       workerTasks: [],
       delayDeadline: step?.isLeader ? null : stepStart(n) + 300_000,
+      flow: null,
     };
   }
 }

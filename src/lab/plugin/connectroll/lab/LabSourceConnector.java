@@ -16,6 +16,7 @@ import org.apache.kafka.connect.source.SourceConnector;
 public class LabSourceConnector extends SourceConnector {
   static final String TOPIC = "topic";
   static final String THROUGHPUT = "throughput";
+  static final String TASK_START_MS = "lab.task.start.ms";
   private Map<String, String> props = new HashMap<>();
 
   @Override
@@ -51,6 +52,8 @@ public class LabSourceConnector extends SourceConnector {
   public ConfigDef config() {
     return new ConfigDef()
         .define(TOPIC, ConfigDef.Type.STRING, ConfigDef.Importance.HIGH, "topic to produce to")
-        .define(THROUGHPUT, ConfigDef.Type.INT, 10, ConfigDef.Importance.MEDIUM, "records per second per task");
+        .define(THROUGHPUT, ConfigDef.Type.INT, 10, ConfigDef.Importance.MEDIUM, "records per second per task (0: idle)")
+        .define(TASK_START_MS, ConfigDef.Type.LONG, 0L, ConfigDef.Importance.LOW, "what a task's start costs, ms")
+        .define(LabControl.DIR, ConfigDef.Type.STRING, "", ConfigDef.Importance.LOW, "the lab's control folder");
   }
 }

@@ -13,9 +13,11 @@ public class LabSourceTask extends SourceTask {
   private int task;
   private String topic;
   private long intervalMs;
+  private boolean idle;
   private long nextDue;
   private long seq;
   private Map<String, Object> partition;
+  private LabControl control;
   private volatile boolean stopping;
 
   @Override
@@ -38,8 +40,13 @@ public class LabSourceTask extends SourceTask {
     connector = props.getOrDefault("name", "unknown");
     task = Integer.parseInt(props.getOrDefault("lab.task", "0"));
     topic = props.get(LabSourceConnector.TOPIC);
-    int throughput = Math.max(1, Integer.parseInt(props.getOrDefault(LabSourceConnector.THROUGHPUT, "10")));
-    intervalMs = Math.max(1, 1000 / throughput);
+    int throughput = Math.max(0, Integer.parseInt(props.getOrDefault(LabSourceConnector.THROUGHPUT, "10")));
+    idle = throughput == 0;
+    intervalMs = idle ? 1000 : Math.max(1, 1000 / throughput);
+    control = new LabControl(props.get(LabControl.DIR), connector, task);
+    // What a task that opens a connection before it polls costs at start (the thundering herd of a rebalance).
+    long startMs = Long.parseLong(props.getOrDefault(LabSourceConnector.TASK_START_MS, "0"));
+    if (startMs > 0) LabControl.sleepQuietly(startMs);
     partition = Collections.singletonMap("task", (Object) Integer.valueOf(task));
     Map<String, Object> offset = context.offsetStorageReader().offset(partition);
     Object last = offset == null ? null : offset.get("seq");
@@ -51,6 +58,11 @@ public class LabSourceTask extends SourceTask {
   @Override
   public List<SourceRecord> poll() throws InterruptedException {
     long now = System.currentTimeMillis();
+    if (idle || control.stalled()) {
+      Thread.sleep(100);
+      nextDue = System.currentTimeMillis();
+      return null;
+    }
     if (now < nextDue) {
       Thread.sleep(Math.min(100, nextDue - now));
       return null;

@@ -1,0 +1,135 @@
+import { formatDuration } from "../format-duration.js";
+import type { BaselineFlow, GateReason } from "./settle-types.js";
+import type { FlowTrack, TaskFlowTrack } from "./track-flow.js";
+
+/** How a step's baseline learns the tasks' flow, or why it cannot. */
+export type FlowLearning =
+  | { readonly kind: "learned"; readonly flow: BaselineFlow }
+  | { readonly kind: "learning"; readonly remainingMs: number }
+  | { readonly kind: "unseen" };
+
+/**
+ * Which tasks flow before a step: a task with a live instance whose records advanced within the last `windowMs` is
+ * flowing; one that moved nothing through the window is idle (exempt from the data-flow condition). Learning until
+ * the track has watched the cluster for a whole window; unseen when no worker's metrics have per-task series.
+ */
+export function learnBaselineFlow(track: FlowTrack, now: number, windowMs: number): FlowLearning {
+  if (!track.visible) return { kind: "unseen" };
+  if (track.since === null || now - track.since < windowMs)
+    return { kind: "learning", remainingMs: windowMs - (track.since === null ? 0 : now - track.since) };
+  const flowing: string[] = [];
+  const idle: string[] = [];
+  const errors: Record<string, number> = {};
+  const lag: Record<string, number> = {};
+  for (const [task, t] of Object.entries(track.tasks)) {
+    errors[task] = t.errors;
+    if (t.lag !== null) lag[task] = t.lag;
+    if (t.worker === null) continue;
+    if (t.movedAt !== null && t.movedAt >= now - windowMs) flowing.push(task);
+    else idle.push(task);
+  }
+  return { kind: "learned", flow: { flowing, idle, errors, lag } };
+}
+
+export interface FlowAssessment {
+  /** Record failures that rose during the step: the gate fails. */
+  readonly failures: readonly GateReason[];
+  readonly reasons: readonly GateReason[];
+}
+
+/**
+ * The gate's data-flow conditions: every task that flowed in the baseline has moved data since it was (re)started
+ * (`data-not-flowing` until it has), none has shown no progress for `stallAfterMs` (`data-stalled`), and no task's
+ * record failures rose (`task-errors`). Tasks in `notRunning` are left to the status conditions.
+ */
+export function assessFlow(
+  baseline: BaselineFlow,
+  track: FlowTrack,
+  notRunning: ReadonlySet<string>,
+  now: number,
+  stallAfterMs: number,
+): FlowAssessment {
+  const waiting: { task: string; runningForMs: number | null }[] = [];
+  const stalled: { task: string; connector: string; lastMovedAt: number | null; quietMs: number }[] = [];
+  for (const task of baseline.flowing) {
+    if (notRunning.has(task)) continue;
+    const t = track.tasks[task];
+    if (t === undefined || t.worker === null || t.startedAt === null) {
+      waiting.push({ task, runningForMs: null });
+      continue;
+    }
+    const quietMs = now - (t.progressAt ?? t.startedAt);
+    if (quietMs >= stallAfterMs)
+      stalled.push({ task, connector: connectorOf(task), lastMovedAt: t.movedAt, quietMs });
+    else if (!t.moved) waiting.push({ task, runningForMs: now - t.startedAt });
+  }
+  const reasons: GateReason[] = [];
+  if (stalled.length > 0)
+    reasons.push({
+      code: "data-stalled",
+      tasks: stalled,
+      message: `${stalled.length} ${plural(stalled.length)} RUNNING with no data for over ${formatDuration(stallAfterMs)} (${stalled
+        .slice(0, 5)
+        .map((s) => `${s.task} ${formatDuration(s.quietMs)}`)
+        .join(", ")})`,
+    });
+  if (waiting.length > 0)
+    reasons.push({
+      code: "data-not-flowing",
+      tasks: waiting,
+      message: `${waiting.length} ${plural(waiting.length)} RUNNING without data yet (${waiting
+        .slice(0, 5)
+        .map((w) =>
+          w.runningForMs === null
+            ? `${w.task} not in its worker's metrics`
+            : `${w.task} ${formatDuration(w.runningForMs)}`,
+        )
+        .join(", ")})`,
+    });
+  return { failures: taskErrors(baseline, track), reasons };
+}
+
+function taskErrors(baseline: BaselineFlow, track: FlowTrack): GateReason[] {
+  const rose: { task: string; failures: number }[] = [];
+  for (const [task, t] of Object.entries(track.tasks)) {
+    const more = t.errors - (baseline.errors[task] ?? 0);
+    if (more > 0) rose.push({ task, failures: more });
+  }
+  if (rose.length === 0) return [];
+  return [
+    {
+      code: "task-errors",
+      tasks: rose,
+      message: `record failures during the step: ${rose
+        .slice(0, 5)
+        .map((r) => `${r.task} +${r.failures}`)
+        .join(", ")}`,
+    },
+  ];
+}
+
+/** Sink tasks whose lag is above its baseline, largest first, with how it moved at the last read. */
+export function growingLag(
+  baseline: BaselineFlow,
+  track: FlowTrack,
+): { task: string; lag: number; trend: "rising" | "falling" | "steady" }[] {
+  const out: { task: string; lag: number; trend: "rising" | "falling" | "steady" }[] = [];
+  for (const [task, t] of Object.entries(track.tasks)) {
+    if (t.kind !== "sink" || t.lag === null || t.lag <= (baseline.lag[task] ?? 0)) continue;
+    out.push({ task, lag: t.lag, trend: trendOf(t) });
+  }
+  return out.sort((a, b) => b.lag - a.lag);
+}
+
+function trendOf(t: TaskFlowTrack): "rising" | "falling" | "steady" {
+  if (t.lagDelta === null || t.lagDelta === 0) return "steady";
+  return t.lagDelta > 0 ? "rising" : "falling";
+}
+
+function connectorOf(task: string): string {
+  return task.slice(0, task.lastIndexOf("/"));
+}
+
+function plural(n: number): string {
+  return n === 1 ? "task" : "tasks";
+}
