@@ -129,3 +129,32 @@ export async function balanced(lab: RunningLab): Promise<LabState> {
     return ok && Date.now() - since >= QUIET_MS ? s : null;
   });
 }
+
+/** Per-task sink series (labels `connector`, `task`) and the sink consumer's per-partition lag. */
+export const SINK_TASK_SERIES = [
+  "kafka_connect_sink_task_sink_record_read_total",
+  "kafka_connect_sink_task_sink_record_send_total",
+] as const;
+export const SINK_LAG_SERIES = "kafka_consumer_fetch_manager_records_lag";
+
+/** Problems with the sink series of the sink tasks ("sink-01/0") a worker runs. */
+export async function sinkMetricProblems(
+  metricsUrl: string,
+  worker: string,
+  tasks: readonly string[],
+): Promise<string[]> {
+  const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(10_000) })).text();
+  const samples = parsePrometheusText(text).samples;
+  const problems: string[] = [];
+  for (const task of tasks) {
+    const [connector, id] = task.split("/");
+    for (const series of SINK_TASK_SERIES)
+      if (!samples.some((s) => s.name === series && s.labels.connector === connector && s.labels.task === id))
+        problems.push(`${worker}: no ${series}{connector="${connector}",task="${id}"}`);
+    const client = `connector-consumer-${connector}-${id}`;
+    const lag = samples.filter((s) => s.name === SINK_LAG_SERIES && s.labels.clientid === client);
+    if (!lag.some((s) => s.labels.topic !== undefined && s.labels.partition !== undefined))
+      problems.push(`${worker}: no ${SINK_LAG_SERIES}{clientid="${client}",topic,partition}`);
+  }
+  return problems;
+}

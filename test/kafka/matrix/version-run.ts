@@ -9,9 +9,18 @@ import {
   type RolloutEventLine,
   runPlan,
   runRollout,
+  until,
   writeLabConfig,
 } from "../lab-support.js";
-import { alive, balanced, labPids, metricProblems, rssMiB, watchRestarts } from "./lab-probes.js";
+import {
+  alive,
+  balanced,
+  labPids,
+  metricProblems,
+  rssMiB,
+  sinkMetricProblems,
+  watchRestarts,
+} from "./lab-probes.js";
 import { brokerFor } from "./matrix-plan.js";
 import type { VersionResult } from "./matrix-report.js";
 
@@ -102,6 +111,8 @@ export async function runVersion(version: string, progress: (line: string) => vo
       );
     const back = rows.find((r) => r.scenario === "follower-bounce" && r.observation.startsWith("tasks back"));
     timings.tasksBackMs = typeof back?.real === "number" ? back.real : null;
+    progress(`${version}: a sink connector and its series`);
+    await addSink(lab, shape.tasksPerConnector, failures);
     await sampleRss();
     progress(`${version}: connect-roll run lab restart`);
     timings.rollMs = await rollingRestart(lab, options, failures, pids);
@@ -116,6 +127,46 @@ export async function runVersion(version: string, progress: (line: string) => vo
     if (failures.length > 0) failures.push(`logs in ${lab.dir}`);
   }
   return result();
+}
+
+/**
+ * The lab's verifiable sink (reading the source topics), once the fidelity scenarios are done (the simulator's shape
+ * has no sink): its tasks RUNNING, then every sink series on the workers that run them. The rolling restart after it
+ * rolls sources and sink together.
+ */
+async function addSink(lab: RunningLab, tasks: number, failures: string[]): Promise<void> {
+  const created = await lab.cluster.createConnector("sink-01", tasks, "sink");
+  if (created.kind !== "ok") {
+    failures.push(`sink: ${created.message}`);
+    return;
+  }
+  const running = await until("the sink's tasks RUNNING", async () => {
+    const s = await labState(lab);
+    const own = s.tasks.filter((t) => t.id.startsWith("sink-01/"));
+    return own.length === tasks && own.every((t) => t.state === "RUNNING") && s.heldTasks.length === 0
+      ? s
+      : null;
+  });
+  let problems: string[] = [];
+  try {
+    // A consumer's lag series appears once it has fetched from its partitions.
+    await until(
+      "every sink series",
+      async () => {
+        problems = [];
+        for (const w of running.workers) {
+          const endpoint = lab.workers.find((x) => x.name === w.name);
+          const sinkTasks = w.tasks.filter((t) => t.startsWith("sink-01/"));
+          if (endpoint && sinkTasks.length > 0)
+            problems.push(...(await sinkMetricProblems(endpoint.metricsUrl, w.name, sinkTasks)));
+        }
+        return problems.length === 0;
+      },
+      60_000,
+    );
+  } catch {
+    failures.push(...problems);
+  }
 }
 
 /** `plan` on the lab's written config and the reader directly: leader, protocol, versions, every metric series. */
