@@ -176,7 +176,10 @@ async function runRollout(
   const onEvent = (event: RolloutEvent) => {
     // What `plan` adds to the engine's findings (a downgrade, why no window formed) is said here too, on stderr.
     if (event.kind === "rollout-planned")
-      for (const note of planNotes(event.plan, planSettings.planPolicy, planSettings.delayMs))
+      for (const note of [
+        ...planNotes(event.plan, planSettings.planPolicy, planSettings.delayMs),
+        ...event.plan.findings.filter((f) => f.code === "downgrade"),
+      ])
         io.stderr.write(`connect-roll run: ${note.severity}: ${note.message}\n`);
     if (json) write(eventJson(event));
     else {

@@ -4,6 +4,7 @@ import type { ClusterSnapshot } from "../snapshot.js";
 import { adviseDelay } from "./advise-delay.js";
 import { findConnectorFindings } from "./connector-findings.js";
 import { countConfiguredTasks, countWorkerTasks } from "./count-worker-tasks.js";
+import { findDowngradeFindings } from "./downgrade-findings.js";
 import { groupPaceWindows } from "./group-pace-windows.js";
 import { orderWorkers } from "./order-workers.js";
 import type { Finding, PaceWindow, Plan, PlanPolicy, PlanStep, RolloutTarget } from "./plan-types.js";
@@ -124,6 +125,7 @@ export function planRollout(snapshot: ClusterSnapshot, target: RolloutTarget, po
     ...findConnectorFindings(snapshot, p),
     ...delay.findings,
     ...findProtocolFindings(forecast),
+    ...findDowngradeFindings(steps, target),
     ...order.skipped.map((s) => ({
       severity: "info" as const,
       code: "already-on-target",

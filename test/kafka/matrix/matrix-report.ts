@@ -35,6 +35,12 @@ export interface StepFigure {
   readonly maxGapMs: number;
   /** step-started → step-settled, as the run reported it. */
   readonly wallMs: number | null;
+  /** The run's own measurements of the step: stop → REST up on the target, rebalances and stop-the-world ones. */
+  readonly restartMs: number | null;
+  readonly botRebalances: number | null;
+  readonly botStopTheWorld: number | null;
+  /** Stop-the-world rebalances the lab's logs show from this step's start to the next one's. */
+  readonly labStopTheWorld: number | null;
 }
 
 export interface PathResult {

@@ -13,6 +13,12 @@ import type { PathResult, StepFigure } from "./matrix-report.js";
 import { GAP_TOLERANCE_MS } from "./version-run.js";
 
 const DELAY_MS = 20_000;
+
+interface StepMeasured {
+  readonly restartMs: number | null;
+  readonly rebalances: number;
+  readonly eagerRebalances: number;
+}
 /** A held follower task is down at least this much less than the delay (the deadline runs from the rebalance). */
 const HELD_FLOOR_MS = DELAY_MS - 2_000;
 
@@ -76,18 +82,32 @@ export async function runPath(path: UpgradePath, progress: (line: string) => voi
       failures.push(`the group runs ${before.protocol}, not eager`);
     progress(`${pathName(path)}: connect-roll run lab ${path.to}`);
     let atLeader: LabState | null = null;
-    const times = new Map<string, { started: number; settled: number | null }>();
+    const times = new Map<
+      string,
+      { started: number; settled: number | null; eagerAtStart: number; measured: StepMeasured | null }
+    >();
+    const eagerSoFar = async () => (await labState(lab)).counters.eagerRebalances;
     const watcher = watchRestarts(lab, pids);
     const started = Date.now();
     const flags = path.eager ? ["--approve=eager"] : ["--yes"];
     const { code, events, stderr } = await runRollout(config, path.to, flags, async (e: RolloutEventLine) => {
       if (e.kind === "step-started" && e.worker !== undefined) {
-        times.set(e.worker, { started: Date.now(), settled: null });
-        if (e.worker === before.leader) atLeader = await labState(lab);
+        const started = Date.now();
+        const state = await labState(lab);
+        times.set(e.worker, {
+          started,
+          settled: null,
+          eagerAtStart: state.counters.eagerRebalances,
+          measured: null,
+        });
+        if (e.worker === before.leader) atLeader = state;
       }
       if (e.kind === "step-settled" && e.worker !== undefined) {
         const t = times.get(e.worker);
-        if (t) t.settled = Date.now();
+        if (t) {
+          t.settled = Date.now();
+          t.measured = (e as { measurements?: StepMeasured }).measurements ?? null;
+        }
       }
     });
     watcher.stop();
@@ -122,9 +142,12 @@ export async function runPath(path: UpgradePath, progress: (line: string) => voi
     const mid = atLeader as LabState | null;
     const predictedFor = new Map(plan.steps.map((s) => [s.worker, s.predictedDowntimeMs]));
     const worstPredicted = Math.max(0, ...plan.steps.map((s) => s.predictedDowntimeMs));
-    for (const s of plan.steps) {
+    const endEager = await eagerSoFar();
+    for (const [i, s] of plan.steps.entries()) {
       const own = before.workers.find((w) => w.name === s.worker)?.tasks ?? [];
       const t = times.get(s.worker);
+      const next = plan.steps[i + 1];
+      const nextStart = next === undefined ? endEager : times.get(next.worker)?.eagerAtStart;
       result.steps.push({
         step: result.steps.length + 1,
         worker: s.worker,
@@ -133,6 +156,10 @@ export async function runPath(path: UpgradePath, progress: (line: string) => voi
         predictedDowntimeMs: s.predictedDowntimeMs,
         maxGapMs: Math.max(0, ...own.map((task) => after.dataFlow.perTask[task] ?? 0)),
         wallMs: t?.settled != null ? t.settled - t.started : null,
+        restartMs: t?.measured?.restartMs ?? null,
+        botRebalances: t?.measured?.rebalances ?? null,
+        botStopTheWorld: t?.measured?.eagerRebalances ?? null,
+        labStopTheWorld: t !== undefined && nextStart !== undefined ? nextStart - t.eagerAtStart : null,
       });
     }
     if (path.eager) {
