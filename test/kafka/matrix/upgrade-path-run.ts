@@ -171,9 +171,16 @@ export async function runPath(path: UpgradePath, progress: (line: string) => voi
       if (asked < 0 || asked > firstRestart)
         failures.push("the eager window was not asked before the first restart");
       if (after.counters.eagerRebalances === 0) failures.push("no stop-the-world rebalance seen");
-      if (result.counters.botStopTheWorld !== after.counters.eagerRebalances)
+      // The report counts the rebalances it saw while a step was in flight: in an eager window crossed without a
+      // gate a worker's rejoin can fall between two steps and go uncounted (docs/versions.md). Stated, not failed.
+      const reported = result.counters.botStopTheWorld ?? 0;
+      if (reported === 0 || reported > after.counters.eagerRebalances)
         failures.push(
-          `the report counts ${result.counters.botStopTheWorld} stop-the-world rebalances, the lab ${after.counters.eagerRebalances}`,
+          `the report counts ${reported} stop-the-world rebalances, the lab ${after.counters.eagerRebalances}`,
+        );
+      else if (reported < after.counters.eagerRebalances)
+        notes.push(
+          `the report counts ${reported} of the ${after.counters.eagerRebalances} stop-the-world rebalances the lab saw`,
         );
       // In an eager group every task stops at every rebalance and may start anywhere: each task's gap is held
       // against the worst step's prediction.
