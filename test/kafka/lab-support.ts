@@ -10,6 +10,7 @@ import { checkoutRestartCommand, labClusterConfig } from "../../src/composition/
 import type { PlanJson } from "../../src/core/plan/plan-json.js";
 import { type LabOptions, type RunningLab, startLab } from "../../src/lab/start-lab.js";
 import type { SimState } from "../../src/sim/sim-types.js";
+import { captureIo } from "../support/capture-io.js";
 import { waitFor } from "../support/wait-for.js";
 
 export type LabState = SimState & { dataFlow: { maxGapMs: number; perTask: Record<string, number> } };
@@ -84,29 +85,14 @@ export async function runPlan(
   config: string,
   target: string,
 ): Promise<{ code: number; plan: PlanJson | null; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => {
-    out += c.toString();
-  });
-  stderr.on("data", (c: Buffer) => {
-    err += c.toString();
-  });
+  const io = captureIo({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "error" });
   const code = await runCli(
     { version: "0.0.0", commands: [planCommand] },
     ["plan", "--config", config, "lab", target, "--json"],
-    {
-      stdout,
-      stderr,
-      stdin: new PassThrough(),
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "error" },
-      signal: new AbortController().signal,
-    },
+    io,
   );
-  const line = out.trim().split("\n").at(-1) ?? "";
-  return { code, plan: line.startsWith("{") ? (JSON.parse(line) as PlanJson) : null, stderr: err };
+  const line = io.out().trim().split("\n").at(-1) ?? "";
+  return { code, plan: line.startsWith("{") ? (JSON.parse(line) as PlanJson) : null, stderr: io.err() };
 }
 
 /**

@@ -90,8 +90,7 @@ export async function metricProblems(
   worker: string,
   tasks: readonly string[],
 ): Promise<string[]> {
-  const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(10_000) })).text();
-  const samples = parsePrometheusText(text).samples;
+  const samples = await scrape(metricsUrl);
   const names = new Set(samples.map((s) => s.name));
   const problems = Object.values(WORKER_METRIC_NAMES)
     .filter((n) => !names.has(n))
@@ -143,8 +142,7 @@ export async function sinkMetricProblems(
   worker: string,
   tasks: readonly string[],
 ): Promise<string[]> {
-  const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(10_000) })).text();
-  const samples = parsePrometheusText(text).samples;
+  const samples = await scrape(metricsUrl);
   const problems: string[] = [];
   for (const task of tasks) {
     const [connector, id] = task.split("/");
@@ -157,4 +155,18 @@ export async function sinkMetricProblems(
       problems.push(`${worker}: no ${SINK_LAG_SERIES}{clientid="${client}",topic,partition}`);
   }
   return problems;
+}
+
+/** Closes the lab and checks that no JVM it ever ran (`pids`) is left; on any failure, where its logs are. */
+export async function closeLab(lab: RunningLab, pids: Set<number>, failures: string[]): Promise<void> {
+  for (const pid of labPids(lab)) pids.add(pid);
+  await lab.close();
+  const left = [...pids].filter(alive);
+  if (left.length > 0) failures.push(`JVMs outlived the lab: ${left.join(", ")}`);
+  if (failures.length > 0) failures.push(`logs in ${lab.dir}`);
+}
+
+async function scrape(metricsUrl: string) {
+  const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(10_000) })).text();
+  return parsePrometheusText(text).samples;
 }

@@ -7,7 +7,7 @@ import {
   runRollout,
   writeLabConfig,
 } from "../lab-support.js";
-import { alive, balanced, labPids, watchRestarts } from "./lab-probes.js";
+import { balanced, closeLab, labPids, watchRestarts } from "./lab-probes.js";
 import { pathName, type UpgradePath } from "./matrix-plan.js";
 import type { PathResult, StepFigure } from "./matrix-report.js";
 import { GAP_TOLERANCE_MS } from "./version-run.js";
@@ -210,11 +210,7 @@ export async function runPath(path: UpgradePath, progress: (line: string) => voi
   } catch (e) {
     failures.push(errorText(e));
   } finally {
-    for (const pid of labPids(lab)) pids.add(pid);
-    await lab.close();
-    const left = [...pids].filter(alive);
-    if (left.length > 0) failures.push(`JVMs outlived the lab: ${left.join(", ")}`);
-    if (failures.length > 0) failures.push(`logs in ${lab.dir}`);
+    await closeLab(lab, pids, failures);
   }
   return done();
 }

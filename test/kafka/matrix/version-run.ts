@@ -13,8 +13,8 @@ import {
   writeLabConfig,
 } from "../lab-support.js";
 import {
-  alive,
   balanced,
+  closeLab,
   labPids,
   metricProblems,
   rssMiB,
@@ -120,11 +120,7 @@ export async function runVersion(version: string, progress: (line: string) => vo
   } catch (e) {
     failures.push(errorText(e));
   } finally {
-    for (const pid of labPids(lab)) pids.add(pid);
-    await lab.close();
-    const left = [...pids].filter(alive);
-    if (left.length > 0) failures.push(`JVMs outlived the lab: ${left.join(", ")}`);
-    if (failures.length > 0) failures.push(`logs in ${lab.dir}`);
+    await closeLab(lab, pids, failures);
   }
   return result();
 }
