@@ -171,8 +171,8 @@ export async function runPath(path: UpgradePath, progress: (line: string) => voi
       if (asked < 0 || asked > firstRestart)
         failures.push("the eager window was not asked before the first restart");
       if (after.counters.eagerRebalances === 0) failures.push("no stop-the-world rebalance seen");
-      // The report counts the rebalances it saw while a step was in flight: in an eager window crossed without a
-      // gate a worker's rejoin can fall between two steps and go uncounted (docs/versions.md). Stated, not failed.
+      // On real 2.8 workers the report counts one rebalance per eager step where the logs show two (docs/versions.md,
+      // "What the runs found"): stated, not failed.
       const reported = result.counters.botStopTheWorld ?? 0;
       if (reported === 0 || reported > after.counters.eagerRebalances)
         failures.push(
