@@ -104,6 +104,8 @@ export async function runRollout(
   target: string,
   flags: readonly string[],
   onEvent: (event: RolloutEventLine) => void | Promise<void> = () => undefined,
+  /** The run is interrupted (as by Ctrl-C) after this long: a worker that never comes back ends the run, not the suite. */
+  timeoutMs = 1_200_000,
 ): Promise<{ code: number; events: RolloutEventLine[]; stderr: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -135,7 +137,7 @@ export async function runRollout(
       stderr,
       stdin: new PassThrough(),
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "error" },
-      signal: new AbortController().signal,
+      signal: AbortSignal.timeout(timeoutMs),
     },
   );
   await Promise.all(pending);
