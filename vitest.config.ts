@@ -17,18 +17,17 @@ import { defineConfig } from "vitest/config";
 const REDIS = [
   "test/redis/**/*.test.ts",
   "test/chat/app/**/*.test.ts",
-  "test/jobs/redis-job-store.test.ts",
-  "test/rollout/rollout-redis.test.ts",
+  "test/jobs/redis/redis-job-store.test.ts",
+  "test/composition/rollout-engine-redis.test.ts",
   "test/cli/operator-commands.test.ts",
   "test/cli/run-preflight.test.ts",
   "test/cli/run-change-window.test.ts",
   "test/cli/serve-command.test.ts",
-  "test/cli/run-change-window.test.ts",
 ];
 const E2E = [
   // child processes
   "test/cli/cli-process.test.ts",
-  "test/rollout/run-crash-takeover.test.ts",
+  "test/cli/run-crash-takeover.test.ts",
   "test/restart/command/command-restarter.test.ts",
   "test/lab/lab-tools.test.ts",
   "test/lint/check-layers.test.ts",
@@ -38,7 +37,8 @@ const E2E = [
   "test/sandbox/demo-cli.test.ts",
   "test/sandbox/demo-browser.test.ts",
   // whole rollouts
-  "test/rollout/in-process-rollout.test.ts",
+  "test/composition/rollout-engine.test.ts",
+  "test/composition/data-flow-gate.test.ts",
   "test/bench/window-pace-e2e.test.ts",
   "test/cli/run-command.test.ts",
   "test/cli/plan-notes.test.ts",

@@ -1,24 +1,19 @@
 import { performance } from "node:perf_hooks";
 import pino, { type Logger } from "pino";
-import { AUDIT_WORDING } from "../src/chat/views/rollout-wording.js";
-import {
-  createReaderFor,
-  createRestarterFor,
-  restartTargetsFor,
-  rolloutSettingsFor,
-} from "../src/composition/compose-cluster.js";
+import { createReaderFor, rolloutSettingsFor } from "../src/composition/compose-cluster.js";
+import { createRolloutEngine } from "../src/composition/rollout-engine.js";
 import { simClusterConfig } from "../src/composition/sim-cluster-config.js";
 import { simRunnerClock } from "../src/composition/sim-runner-clock.js";
 import { type ClusterConfig, clusterSchema } from "../src/config/schema.js";
 import type { ClusterReader } from "../src/connect/cluster-reader.js";
-import type { RolloutTarget } from "../src/core/plan/plan-types.js";
+import type { RolloutPace, RolloutTarget } from "../src/core/plan/plan-types.js";
 import type { Decision } from "../src/core/rollout/approval-types.js";
-import type { RolloutEvent, RolloutState } from "../src/core/rollout/rollout-types.js";
+import type { RolloutEvent } from "../src/core/rollout/rollout-io.js";
+import type { RolloutState } from "../src/core/rollout/rollout-state.js";
 import { type RolloutSummary, summarizeRollout } from "../src/core/rollout/summarize.js";
-import type { JobStore } from "../src/jobs/job-store.js";
-import { createMemoryJobStore } from "../src/jobs/memory-job-store.js";
-import { createRolloutService } from "../src/jobs/rollout-service.js";
-import type { ApprovalSource, RunOutcome } from "../src/jobs/runner.js";
+import { createMemoryJobStore } from "../src/jobs/memory/memory-job-store.js";
+import type { ApprovalSource, RunOutcome } from "../src/jobs/runner/runner-deps.js";
+import type { JobStore } from "../src/jobs/store/job-store.js";
 import type { RunningSim } from "../src/sim/start-sim.js";
 
 /**
@@ -30,7 +25,7 @@ export interface InProcessRolloutOptions {
   readonly sim: RunningSim;
   readonly cluster?: string;
   readonly target: RolloutTarget;
-  readonly pace?: "safe" | "window";
+  readonly pace?: RolloutPace;
   readonly delayMs: number;
   readonly expectedRestartMs: number;
   readonly pollIntervalMs?: number;
@@ -93,23 +88,17 @@ export async function runInProcessRollout(o: InProcessRolloutOptions): Promise<I
       return { decision: wanted, by: "policy", at: clock.now() };
     },
   };
-  const service = createRolloutService({
+  const service = createRolloutEngine({
     store,
     clock,
     logger,
     owner: "in-process",
     lockTtlMs: 60_000,
-    depsFor: () => ({
-      store,
-      reader: counting.reader,
-      restarter: createRestarterFor({ name, cluster, env: {}, logger }),
-      clock,
-      logger,
-      approvals,
-      workers: restartTargetsFor(cluster),
-      wording: AUDIT_WORDING,
-      ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent }),
-    }),
+    env: {},
+    clusterOf: () => cluster,
+    approvals,
+    observerOf: () => o.onEvent,
+    prebuilt: () => ({ reader: counting.reader, restarter: null }),
   });
   const cpuBefore = process.cpuUsage();
   const wallBefore = performance.now();
@@ -137,7 +126,7 @@ export async function runInProcessRollout(o: InProcessRolloutOptions): Promise<I
 export interface BenchRolloutOptions {
   readonly sim: RunningSim;
   readonly target: RolloutTarget;
-  readonly pace: "safe" | "window";
+  readonly pace: RolloutPace;
   readonly delayMs: number;
   readonly expectedRestartMs: number;
   readonly pollIntervalMs: number;

@@ -6,6 +6,7 @@ import { stringify } from "yaml";
 import { runCommand } from "../src/cli/commands/run.js";
 import { runCli } from "../src/cli/main.js";
 import { checkoutRestartCommand, labClusterConfig } from "../src/composition/lab-cluster-config.js";
+import type { RolloutPace } from "../src/core/plan/plan-types.js";
 import { type RunningLab, startLab } from "../src/lab/start-lab.js";
 import type { SimState } from "../src/sim/sim-types.js";
 import type { RunResult, Strategy } from "./run-types.js";
@@ -119,11 +120,7 @@ const NAIVE = {
   },
 } satisfies Record<string, Drive>;
 
-async function connectRollOnLab(
-  lab: RunningLab,
-  shape: LabBenchShape,
-  pace: "safe" | "window",
-): Promise<void> {
+async function connectRollOnLab(lab: RunningLab, shape: LabBenchShape, pace: RolloutPace): Promise<void> {
   const config = join(tmpdir(), `connect-roll-lab-bench-${process.pid}-${Date.now()}.yml`);
   const cluster = labClusterConfig({
     workers: lab.workers,

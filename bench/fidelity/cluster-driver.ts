@@ -6,7 +6,7 @@ import { startSim } from "../../src/sim/start-sim.js";
  * One scenario script drives either cluster through the control API: the simulator in virtual time (waiting is
  * `POST /sim/advance`) or the real lab in real time (waiting is waiting).
  */
-export type FidelityState = SimState & { dataFlow?: { maxGapMs: number; perTask: Record<string, number> } };
+export type FidelityState = SimState;
 
 export interface ClusterShape {
   readonly version: string;

@@ -1,11 +1,10 @@
+import type { RolloutPace } from "../../src/core/plan/plan-types.js";
 import { startSim } from "../../src/sim/start-sim.js";
 import { type BenchRolloutOptions, runBenchRollout } from "../in-process-rollout.js";
 import { runFigures } from "../metrics.js";
 import type { BotCost, RunResult, Strategy, StrategyId } from "../run-types.js";
 import type { Scenario } from "../scenarios.js";
 import { finishRun, prepareBenchCluster, watchLeaderBounce } from "../sim-driver.js";
-
-export type Pace = "safe" | "window";
 
 export const POLL_INTERVAL_MS = 5_000;
 
@@ -26,11 +25,11 @@ export type BenchRunner = (options: BenchRolloutOptions) => Promise<RunnerOutput
  * in virtual time through `runBenchRollout` (bench/in-process-rollout.ts: the real runner, reader with its probe and
  * executor, every prompt approved).
  */
-export function runConnectRoll(scenario: Scenario, seed: number, pace: Pace): Promise<RunResult> {
+export function runConnectRoll(scenario: Scenario, seed: number, pace: RolloutPace): Promise<RunResult> {
   return runConnectRollWith(runBenchRollout, scenario, seed, pace);
 }
 
-function idOf(pace: Pace): StrategyId {
+function idOf(pace: RolloutPace): StrategyId {
   return pace === "safe" ? "connect-roll" : "connect-roll-window";
 }
 
@@ -39,7 +38,7 @@ export async function runConnectRollWith(
   runner: BenchRunner,
   scenario: Scenario,
   seed: number,
-  pace: Pace,
+  pace: RolloutPace,
 ): Promise<RunResult> {
   const id = idOf(pace);
   const sim = await startSim({ ...scenario.sim, seed, virtualTime: true, host: "127.0.0.1" });

@@ -1,14 +1,14 @@
 import { isWithinChangeWindow } from "../config/change-window.js";
 import type { Config } from "../config/schema.js";
-import { rolloutStateOf } from "../jobs/rollout-record.js";
-import type { ChatStore } from "../jobs/store-roles.js";
+import { stepsDone } from "../core/rollout/summarize.js";
+import { rolloutStateOf } from "../jobs/store/rollout-record.js";
+import type { StatusStore } from "../jobs/store/store-roles.js";
 import type { ClusterOverview } from "./views/render-overview.js";
 import { statusStateOf } from "./views/render-status.js";
-import { stepsDone } from "./views/rollout-text.js";
 
 export interface ClusterOverviewDeps {
   readonly config: Config;
-  readonly store: ChatStore;
+  readonly store: StatusStore;
   readonly now: number;
 }
 
@@ -65,6 +65,7 @@ export async function readClusterOverviews(deps: ClusterOverviewDeps): Promise<C
               result: last.result,
               finishedAt: last.finishedAt,
               requestedBy: last.requestedBy,
+              maxDataGapMs: last.maxDataGapMs,
               permalink: last.thread === null ? null : permalinkOf(last.thread),
             },
       window:

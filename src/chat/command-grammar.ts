@@ -13,12 +13,12 @@
  *
  * The subcommand words are reserved: a cluster cannot be named `plan`, `status`, … (use `rollout plan v1`).
  */
+import type { RolloutPace } from "../core/plan/plan-types.js";
 
 export const CLUSTER_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 export const VERSION_PATTERN = /^v?[0-9]+\.[0-9]+(\.[0-9]+)?([-.][0-9A-Za-z]{1,32})?$/;
 export const MAX_COMMAND_LENGTH = 200;
 
-export type RolloutPace = "safe" | "window";
 export type RolloutArgument = { kind: "restart" } | { kind: "version"; version: string };
 
 export type Command =
@@ -259,39 +259,4 @@ function ok(command: Command): ParseResult {
 
 function fail(message: string, hint: string): ParseResult {
   return { kind: "error", message, hint };
-}
-
-/**
- * The known cluster names closest to `name` (Levenshtein distance, then alphabetical), at most `limit` (3),
- * for "unknown cluster 'prod-clustr', did you mean prod-cluster?". Names too far away are left out.
- */
-export function suggestClusters(name: string, known: readonly string[], limit = 3): string[] {
-  const target = name.toLowerCase();
-  const cutoff = Math.max(2, Math.ceil(target.length / 2));
-  return known
-    .map((candidate) => {
-      const lowered = candidate.toLowerCase();
-      const distance = editDistance(target, lowered);
-      const related = target.length >= 3 && (lowered.includes(target) || target.includes(lowered));
-      return { candidate, distance, eligible: distance <= cutoff || related };
-    })
-    .filter((entry) => entry.eligible && entry.distance > 0)
-    .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
-    .slice(0, limit)
-    .map((entry) => entry.candidate);
-}
-
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(
-        Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

@@ -1,5 +1,5 @@
-import type { ApprovalSource } from "../jobs/runner.js";
-import type { ApprovalWaitStore } from "../jobs/store-roles.js";
+import type { ApprovalSource } from "../jobs/runner/runner-deps.js";
+import type { ApprovalWaitStore } from "../jobs/store/store-roles.js";
 
 export interface SlackApprovalSourceOptions {
   readonly store: ApprovalWaitStore;

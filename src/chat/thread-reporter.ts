@@ -1,7 +1,11 @@
 import type { Logger } from "pino";
-import type { PendingApproval, RolloutEvent, RolloutState } from "../core/rollout/rollout-types.js";
+import type { PendingApproval } from "../core/rollout/approval-types.js";
+import type { RolloutEvent } from "../core/rollout/rollout-io.js";
+import type { RolloutState } from "../core/rollout/rollout-state.js";
+import { dataFlowUnseenText } from "../wording/data-flow-text.js";
 import type { Notifier } from "./notifier.js";
 import type { SlackMessage } from "./slack-web-api.js";
+import { escapeMrkdwn } from "./views/limits.js";
 import { renderApprovalDecided, renderApprovalPrompt } from "./views/render-approval.js";
 import { renderFinalReport } from "./views/render-final-report.js";
 import { renderParent } from "./views/render-parent.js";
@@ -176,6 +180,9 @@ export function createThreadReporter(
         break;
       case "store-recovered":
         note("▶️ Resumed: Redis answers again.");
+        break;
+      case "data-flow-unseen":
+        note(`👁️ ${escapeMrkdwn(dataFlowUnseenText(event.workers))}`);
         break;
       case "rollout-planned":
       case "step-reordered":

@@ -1,5 +1,5 @@
-import type { RolloutService } from "../jobs/rollout-service.js";
-import type { ChatStore } from "../jobs/store-roles.js";
+import type { RolloutService } from "../jobs/runner/rollout-service.js";
+import type { ChatStore } from "../jobs/store/store-roles.js";
 import type { AnswerDeps } from "../usecases/answer-approval.js";
 import type { ControlDeps } from "../usecases/control-rollout.js";
 import type { PrepareDeps } from "../usecases/prepare-rollout.js";

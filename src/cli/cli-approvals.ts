@@ -1,8 +1,8 @@
 import { createInterface } from "node:readline/promises";
-import { approvalPrompt } from "../chat/views/approval-text.js";
-import type { ApprovalKind, Decision, PendingApproval } from "../core/rollout/rollout-types.js";
-import type { DecisionRecord } from "../jobs/job-record.js";
-import type { ApprovalSource } from "../jobs/runner.js";
+import type { ApprovalKind, Decision, PendingApproval } from "../core/rollout/approval-types.js";
+import type { ApprovalSource } from "../jobs/runner/runner-deps.js";
+import type { DecisionRecord } from "../jobs/store/job-record.js";
+import { approvalPrompt } from "../wording/approval-text.js";
 
 /** `--approve` names, as users type them, for the approval kinds. */
 const APPROVE_FLAG_KINDS: Readonly<Record<string, readonly ApprovalKind[]>> = {

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
-import { suggestClusters } from "../chat/command-grammar.js";
 import { type PreflightResult, preflightCluster } from "../composition/preflight.js";
 import { type ConfigProblem, formatProblem } from "../config/config-problem.js";
+import { suggestClusters } from "../config/did-you-mean.js";
 import { loadConfigFile } from "../config/load-config.js";
 import { planTargetOf, resolveTarget } from "../config/resolve-target.js";
 import type { ClusterConfig, Config } from "../config/schema.js";

@@ -4,13 +4,13 @@ import { formatProblem } from "../config/config-problem.js";
 import { readEnv } from "../config/env.js";
 import { loadConfigFile } from "../config/load-config.js";
 import type { Config } from "../config/schema.js";
-import { createRedisJobStore } from "../jobs/redis-job-store.js";
-import type { OperatorCommandStore } from "../jobs/store-roles.js";
+import { connectRedis, createRedisClient } from "../jobs/redis/redis-client.js";
+import { createRedisJobStore } from "../jobs/redis/redis-job-store.js";
+import type { OperatorCommandStore } from "../jobs/store/store-roles.js";
+import { unknownClusterText } from "../wording/refusal-text.js";
 import type { CliIo } from "./command.js";
 import { createRootLogger } from "./create-logger.js";
-import { connectRedis, createRedisClient } from "./create-redis.js";
 import { oneLine } from "./one-line.js";
-import { unknownClusterText } from "./refusal-text.js";
 
 /**
  * What `status`, `abort` and `unlock` share: the config (cluster names), the same Redis and key prefix as the bot

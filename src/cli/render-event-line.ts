@@ -1,7 +1,8 @@
-import { approvalDetails, approvalPrompt } from "../chat/views/approval-text.js";
-import { finishReasonText, reorderReasonText, skipReasonText } from "../chat/views/rollout-wording.js";
 import { formatDuration } from "../core/format-duration.js";
-import type { RolloutEvent } from "../core/rollout/rollout-types.js";
+import type { RolloutEvent } from "../core/rollout/rollout-io.js";
+import { approvalDetails, approvalPrompt } from "../wording/approval-text.js";
+import { dataFlowUnseenText, lagLines, stepDataFlowText } from "../wording/data-flow-text.js";
+import { finishReasonText, reorderReasonText, skipReasonText } from "../wording/reason-text.js";
 
 /** One line of `connect-roll run` output per event (the Slack thread, as text). null = nothing worth a line. */
 export function renderEventLine(event: RolloutEvent, lastGate: Map<number, string>): string | null {
@@ -13,8 +14,14 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
         p.eagerWindows.length > 0
           ? `; eager window(s): ${p.eagerWindows.map((w) => `steps ${w.fromStep}–${w.toStep}`).join(", ")}`
           : "";
-      return `plan: ${p.steps.length} step(s): ${order}${eager}`;
+      const flow =
+        p.dataFlow.kind === "visible"
+          ? `; data flow: ${p.dataFlow.flowing} tasks flowing, ${p.dataFlow.idle.length} idle`
+          : "";
+      return `plan: ${p.steps.length} step(s): ${order}${eager}${flow}`;
     }
+    case "data-flow-unseen":
+      return dataFlowUnseenText(event.workers);
     case "step-started":
       return `step ${event.step}: restarting ${event.worker}`;
     case "restart-issued":
@@ -29,7 +36,10 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
     }
     case "step-settled": {
       const m = event.measurements;
-      return `step ${event.step}: ${event.worker} settled in ${formatDuration(m.settleMs ?? 0)}, ${m.tasksMoved} task(s) moved, task downtime ${formatDuration(m.taskDowntimeMs)}·task`;
+      const flow = [stepDataFlowText(event.worker, event.dataFlow), ...lagLines(event.dataFlow)].filter(
+        (x): x is string => x !== null,
+      );
+      return `step ${event.step}: ${event.worker} settled in ${formatDuration(m.settleMs ?? 0)}, ${m.tasksMoved} task(s) moved, task downtime ${formatDuration(m.taskDowntimeMs)}·task${flow.map((f) => `; ${f}`).join("")}`;
     }
     case "step-skipped":
       return `step ${event.step}: ${event.worker} skipped: ${skipReasonText(event.reason)}`;

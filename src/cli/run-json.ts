@@ -1,15 +1,13 @@
-import {
-  clusterStateSentence,
-  finishReasonText,
-  reorderReasonText,
-  skipReasonText,
-} from "../chat/views/rollout-wording.js";
-import type { RolloutEvent, RolloutState } from "../core/rollout/rollout-types.js";
+import type { RolloutEvent } from "../core/rollout/rollout-io.js";
+import type { RolloutState } from "../core/rollout/rollout-state.js";
 import type { RolloutSummary } from "../core/rollout/summarize.js";
+import { dataFlowUnseenText } from "../wording/data-flow-text.js";
+import { finishReasonText, reorderReasonText, skipReasonText } from "../wording/reason-text.js";
+import { clusterStateSentence } from "../wording/summary-text.js";
 
 /**
- * What `run` prints of events and of its summary: core's facts worded by the views (src/chat/views/rollout-wording.ts)
- * at this edge, so the JSON lines keep their text fields (`reason`, `clusterState`) as other tools read them.
+ * What `run` prints of events and of its summary: core's facts worded (src/wording/) at this edge, so the JSON lines
+ * keep their text fields (`reason`, `clusterState`) as other tools read them.
  */
 
 /** One `run --json` line per event: the event, a reason in its words. */
@@ -21,6 +19,8 @@ export function eventJson(event: RolloutEvent): unknown {
       return { ...event, reason: reorderReasonText(event.reason) };
     case "rollout-finished":
       return { ...event, reason: finishReasonText(event.reason) };
+    case "data-flow-unseen":
+      return { ...event, message: dataFlowUnseenText(event.workers) };
     default:
       return event;
   }

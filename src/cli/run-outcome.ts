@@ -1,6 +1,6 @@
-import { planVsRealityText } from "../chat/views/rollout-wording.js";
 import { summarizeRollout } from "../core/rollout/summarize.js";
-import type { RunOutcome } from "../jobs/runner.js";
+import type { RunOutcome } from "../jobs/runner/runner-deps.js";
+import { planVsRealityText } from "../wording/summary-text.js";
 import { type CliIo, ExitCode } from "./command.js";
 import { wordedSummary } from "./run-json.js";
 import { resumeCommand, writeSummary } from "./run-summary.js";

@@ -1,7 +1,7 @@
-import type { JobStore } from "../jobs/job-store.js";
-import { rolloutStateOf } from "../jobs/rollout-record.js";
-import type { RolloutService } from "../jobs/rollout-service.js";
-import type { RunOutcome } from "../jobs/runner.js";
+import type { RolloutService } from "../jobs/runner/rollout-service.js";
+import type { RunOutcome } from "../jobs/runner/runner-deps.js";
+import type { JobStore } from "../jobs/store/job-store.js";
+import { rolloutStateOf } from "../jobs/store/rollout-record.js";
 import type { PreparedRollout, PrepareRefusal } from "../usecases/prepare-rollout.js";
 
 export type RunStart =

@@ -2,12 +2,12 @@ import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { readEnv } from "../config/env.js";
 import type { Config } from "../config/schema.js";
-import type { JobStore } from "../jobs/job-store.js";
-import { createMemoryJobStore } from "../jobs/memory-job-store.js";
-import { createRedisJobStore } from "../jobs/redis-job-store.js";
-import { applyRedisChecks } from "../jobs/redis-settings-check.js";
+import { createMemoryJobStore } from "../jobs/memory/memory-job-store.js";
+import { connectRedis, createRedisClient } from "../jobs/redis/redis-client.js";
+import { createRedisJobStore } from "../jobs/redis/redis-job-store.js";
+import { applyRedisChecks } from "../jobs/redis/redis-settings-check.js";
+import type { JobStore } from "../jobs/store/job-store.js";
 import type { CliIo } from "./command.js";
-import { connectRedis, createRedisClient } from "./create-redis.js";
 
 export type RunStore =
   | { readonly kind: "ok"; readonly store: JobStore; readonly redis: Redis | Cluster | null }

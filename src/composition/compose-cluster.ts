@@ -3,8 +3,10 @@ import type { Logger } from "pino";
 import type { ClusterConfig } from "../config/schema.js";
 import type { ClusterReader } from "../connect/cluster-reader.js";
 import { createHttpClusterReader } from "../connect/http-cluster-reader.js";
-import { resolveRolloutSettings } from "../core/rollout/resolve-rollout-settings.js";
-import type { RolloutSettings } from "../core/rollout/rollout-types.js";
+import type { RolloutPace } from "../core/plan/plan-types.js";
+import { resolvePlanPolicy } from "../core/plan/resolve-plan-policy.js";
+import type { RolloutSettings } from "../core/rollout/rollout-state.js";
+import { resolveGatePolicy } from "../core/settle/resolve-gate-policy.js";
 import { workerIdOf } from "../core/snapshot.js";
 import { requireSecret } from "../restart/executor-environment.js";
 import { createRestarter } from "../restart/executors.js";
@@ -12,10 +14,13 @@ import type { RestartTarget, WorkerRestarter } from "../restart/worker-restarter
 
 const DEFAULT_DELAY_MS = 300_000;
 
-/** Maps a cluster's configuration to the rollout engine's settings, every default filled in (`resolveRolloutSettings`). */
+/**
+ * Maps a cluster's configuration to the rollout engine's settings, every default filled in (`resolvePlanPolicy`,
+ * `resolveGatePolicy`): settings enter core resolved.
+ */
 export function rolloutSettingsFor(
   cluster: ClusterConfig,
-  overrides: { pace?: "safe" | "window" } = {},
+  overrides: { pace?: RolloutPace } = {},
 ): RolloutSettings {
   const delayMs = cluster.connect.scheduledRebalanceMaxDelayMs ?? DEFAULT_DELAY_MS;
   const byWorker = Object.fromEntries(
@@ -23,8 +28,8 @@ export function rolloutSettingsFor(
       .filter((w) => w.connectProtocol !== undefined)
       .map((w) => [w.name, w.connectProtocol ?? null]),
   );
-  return resolveRolloutSettings({
-    planPolicy: {
+  return {
+    planPolicy: resolvePlanPolicy({
       connectProtocol: cluster.connect.protocol ?? null,
       connectProtocolByWorker: byWorker,
       scheduledRebalanceMaxDelayMs: cluster.connect.scheduledRebalanceMaxDelayMs ?? null,
@@ -41,20 +46,22 @@ export function rolloutSettingsFor(
       // What the gate really costs once the cluster is quiet: its quiet period, then identical polls.
       settleAllowanceMs:
         cluster.gate.quietPeriodMs + cluster.gate.consecutivePolls * cluster.gate.pollIntervalMs,
-    },
-    gatePolicy: {
+    }),
+    gatePolicy: resolveGatePolicy({
       consecutivePolls: cluster.gate.consecutivePolls,
       quietPeriodMs: cluster.gate.quietPeriodMs,
       ...(cluster.gate.slowAfterMs === undefined ? {} : { expectedSettleMs: cluster.gate.slowAfterMs }),
       failAfterMs: cluster.gate.failAfterMs,
       allowPaused: cluster.gate.allowPaused,
-    },
+      stallAfterMs: cluster.gate.stallAfterMs,
+      flowWindowMs: cluster.gate.flowWindowMs,
+    }),
     pollIntervalMs: cluster.gate.pollIntervalMs,
     delayMs,
     sessionTimeoutMs: cluster.connect.sessionTimeoutMs,
     expectedRestartMs: cluster.restart.expectedMs,
     backTimeoutMs: Math.max(cluster.restart.expectedMs * 3, 60_000),
-  });
+  };
 }
 
 /** What the executor needs to know of each worker, by name. */

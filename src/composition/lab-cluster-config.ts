@@ -1,4 +1,5 @@
 import type { SimWorkerEndpoint } from "../sim/start-sim.js";
+import { flowWindowFor } from "./sim-cluster-config.js";
 
 export interface LabConfigInput {
   readonly workers: readonly SimWorkerEndpoint[];
@@ -16,6 +17,8 @@ export interface LabConfigInput {
  * calling `connect-roll lab restart-worker`, the way a VM user's restart script would be called.
  */
 export function labClusterConfig(input: LabConfigInput): Record<string, unknown> {
+  const pollIntervalMs =
+    input.pollIntervalMs ?? Math.max(500, Math.min(5_000, Math.round(input.delayMs / 20)));
   return {
     workers: input.workers.map((w) => ({ name: w.name, url: w.url, metricsUrl: w.metricsUrl })),
     versions: { accept: "^v?[34]\\.\\d+\\.\\d+$" },
@@ -27,11 +30,12 @@ export function labClusterConfig(input: LabConfigInput): Record<string, unknown>
     connect: { scheduledRebalanceMaxDelayMs: input.delayMs, sessionTimeoutMs: input.sessionTimeoutMs },
     restart: { expectedMs: input.expectedRestartMs ?? 15_000 },
     gate: {
-      pollIntervalMs: input.pollIntervalMs ?? Math.max(500, Math.min(5_000, Math.round(input.delayMs / 20))),
+      pollIntervalMs,
       consecutivePolls: 3,
       quietPeriodMs: 3_000,
       failAfterMs: 3_600_000,
       allowPaused: true,
+      flowWindowMs: flowWindowFor(pollIntervalMs),
     },
   };
 }

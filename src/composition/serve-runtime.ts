@@ -7,21 +7,17 @@ import type { SlackWebApi } from "../chat/slack-web-api.js";
 import { createThreadNotifier } from "../chat/thread-notifier.js";
 import { createThreadReporter } from "../chat/thread-reporter.js";
 import type { ChatUseCaseDeps } from "../chat/use-case-deps.js";
-import { AUDIT_WORDING } from "../chat/views/rollout-wording.js";
 import type { Config } from "../config/schema.js";
 import type { Clock } from "../core/clock.js";
 import { AppError, ErrorCode } from "../core/errors.js";
-import { planRollout } from "../core/plan/plan-rollout.js";
-import type { RolloutEvent, RolloutState } from "../core/rollout/rollout-types.js";
-import type { JobRecord } from "../jobs/job-record.js";
-import type { JobStore } from "../jobs/job-store.js";
-import { createRolloutService, type RolloutService } from "../jobs/rollout-service.js";
-import {
-  createReaderFor,
-  createRestarterFor,
-  restartTargetsFor,
-  rolloutSettingsFor,
-} from "./compose-cluster.js";
+import type { RolloutEvent } from "../core/rollout/rollout-io.js";
+import type { RolloutState } from "../core/rollout/rollout-state.js";
+import type { RolloutService } from "../jobs/runner/rollout-service.js";
+import type { JobRecord } from "../jobs/store/job-record.js";
+import type { JobStore } from "../jobs/store/job-store.js";
+import { createReaderFor, rolloutSettingsFor } from "./compose-cluster.js";
+import { previewPlan } from "./preview-plan.js";
+import { createRolloutEngine } from "./rollout-engine.js";
 
 export interface ServeRuntimeOptions {
   readonly config: Config;
@@ -74,57 +70,46 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
   });
   const jobChannels = new Map<string, string>();
 
-  function clusterOf(job: JobRecord) {
-    const cluster = o.config.clusters[job.cluster];
-    if (cluster === undefined)
-      throw new AppError(
-        ErrorCode.ClusterUnknown,
-        `cluster ${job.cluster} is not in this replica's configuration`,
-      );
-    return cluster;
+  /** A job's events go to its Slack thread, when it has one, and always refresh the Home tab. */
+  function observerOf(job: JobRecord): (event: RolloutEvent, state: RolloutState) => void {
+    const channel = job.thread?.channel ?? jobChannels.get(job.id);
+    if (channel === undefined) return () => slack.homeTab.refresh();
+    return withHomeRefresh(
+      createThreadReporter({
+        notifier,
+        jobId: job.id,
+        channel,
+        parentTs: job.thread?.ts ?? null,
+        now: runnerClock.now,
+        replicaId: o.replicaId,
+        logger: o.logger,
+        messages: job.messages ?? {},
+        remember: (key, ts) =>
+          void o.store
+            .recordSlackMessages(job.id, { messages: { [key]: ts } })
+            .catch((err: unknown) => log.warn({ err, jobId: job.id }, "message ts not recorded")),
+      }),
+    );
   }
 
-  const service = createRolloutService({
+  const service = createRolloutEngine({
     store: o.store,
     clock: runnerClock,
     logger: o.logger,
     owner: o.replicaId,
     lockTtlMs: o.lockTtlMs,
-    depsFor: (job) => {
-      const cluster = clusterOf(job);
-      const compose = { name: job.cluster, cluster, env: o.env, logger: o.logger };
-      const channel = job.thread?.channel ?? jobChannels.get(job.id);
-      return {
-        store: o.store,
-        reader: createReaderFor({ ...compose, now: runnerClock.now, sleep: runnerClock.sleep }),
-        restarter: createRestarterFor(compose),
-        clock: runnerClock,
-        logger: o.logger,
-        approvals,
-        workers: restartTargetsFor(cluster),
-        wording: AUDIT_WORDING,
-        ...(channel === undefined
-          ? { onEvent: () => slack.homeTab.refresh() }
-          : {
-              onEvent: withHomeRefresh(
-                createThreadReporter({
-                  notifier,
-                  jobId: job.id,
-                  channel,
-                  parentTs: job.thread?.ts ?? null,
-                  now: runnerClock.now,
-                  replicaId: o.replicaId,
-                  logger: o.logger,
-                  messages: job.messages ?? {},
-                  remember: (key, ts) =>
-                    void o.store
-                      .recordSlackMessages(job.id, { messages: { [key]: ts } })
-                      .catch((err: unknown) => log.warn({ err, jobId: job.id }, "message ts not recorded")),
-                }),
-              ),
-            }),
-      };
+    env: o.env,
+    clusterOf: (job) => {
+      const cluster = o.config.clusters[job.cluster];
+      if (cluster === undefined)
+        throw new AppError(
+          ErrorCode.ClusterUnknown,
+          `cluster ${job.cluster} is not in this replica's configuration`,
+        );
+      return cluster;
     },
+    approvals,
+    observerOf,
     onFinished: (job) => {
       jobChannels.delete(job.id);
       slack.homeTab.refresh();
@@ -158,11 +143,10 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
     async planFor(name, cluster, target, pace) {
       const reader = createReaderFor({ name, cluster, env: o.env, logger: o.logger });
       try {
-        const snapshot = await reader.read();
-        return planRollout(
-          snapshot,
+        return await previewPlan(
+          reader,
           target,
-          rolloutSettingsFor(cluster, pace === undefined ? {} : { pace }).planPolicy,
+          rolloutSettingsFor(cluster, pace === undefined ? {} : { pace }),
         );
       } finally {
         await reader.close();

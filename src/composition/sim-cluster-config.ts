@@ -9,21 +9,32 @@ export interface SimConfigInput {
   readonly pollIntervalMs?: number;
   readonly consecutivePolls?: number;
   readonly quietPeriodMs?: number;
+  /** The gate's stall threshold (default: the configuration's, 60 s). */
+  readonly stallAfterMs?: number;
+}
+
+/** How long a poll interval's counters are watched to tell flowing tasks from idle ones: three polls, 1 s at least. */
+export function flowWindowFor(pollIntervalMs: number): number {
+  return Math.max(1_000, 3 * pollIntervalMs);
 }
 
 /** A connect-roll cluster configuration (the object form of the YAML) for a running simulator. */
 export function simClusterConfig(input: SimConfigInput): Record<string, unknown> {
+  const pollIntervalMs =
+    input.pollIntervalMs ?? Math.max(500, Math.min(5_000, Math.round(input.delayMs / 20)));
   return {
     workers: input.workers.map((w) => ({ name: w.name, url: w.url, metricsUrl: w.metricsUrl })),
     executor: { kind: "sim", controlUrl: input.controlUrl },
     connect: { scheduledRebalanceMaxDelayMs: input.delayMs },
     restart: { expectedMs: input.restartMs },
     gate: {
-      pollIntervalMs: input.pollIntervalMs ?? Math.max(500, Math.min(5_000, Math.round(input.delayMs / 20))),
+      pollIntervalMs,
       consecutivePolls: input.consecutivePolls ?? 3,
       quietPeriodMs: input.quietPeriodMs ?? 2_000,
       failAfterMs: 3_600_000,
       allowPaused: true,
+      flowWindowMs: flowWindowFor(pollIntervalMs),
+      ...(input.stallAfterMs === undefined ? {} : { stallAfterMs: input.stallAfterMs }),
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { editDistance } from "./did-you-mean.js";
 
 /**
  * Walks a zod schema along a value's path to the strict object found there, so an unknown key can be answered with
@@ -71,21 +72,6 @@ export function knownKeysAt(
   }
   const def = defOf(unwrap(current, value));
   return def.type === "object" && def.shape ? Object.keys(def.shape) : null;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(
-        Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 /** The known key closest to a misspelt one, or null when none is close (case-insensitive edit distance). */

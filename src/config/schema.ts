@@ -64,6 +64,14 @@ const gateSchema = z.strictObject({
   slowAfterMs: durationMs.optional().describe("ask after this long past the expected settle time"),
   failAfterMs: durationMs.default(3_600_000),
   allowPaused: z.boolean().default(true),
+  stallAfterMs: durationMs
+    .min(1_000)
+    .default(60_000)
+    .describe("a task that flowed and shows no data progress this long while RUNNING is stalled"),
+  flowWindowMs: durationMs
+    .min(1_000)
+    .default(10_000)
+    .describe("how long the per-task counters are watched to tell flowing tasks from idle ones"),
 });
 
 const accessSchema = z.strictObject({

@@ -1,7 +1,13 @@
 import type { Logger } from "pino";
 import { type AppError, ErrorCode, toAppError } from "../core/errors.js";
 import { hasHealthEndpoint } from "../core/protocol.js";
-import type { ClusterSnapshot, ConnectorSnapshot, WorkerHealth, WorkerSnapshot } from "../core/snapshot.js";
+import type {
+  ClusterSnapshot,
+  ConnectorSnapshot,
+  ExactlyOnceSourceSupport,
+  WorkerHealth,
+  WorkerSnapshot,
+} from "../core/snapshot.js";
 import { workerIdOf } from "../core/snapshot.js";
 import type { ClusterReader } from "./cluster-reader.js";
 import { toConnectorSnapshot } from "./connector-snapshots.js";
@@ -17,8 +23,6 @@ import type { WorkerMetricsSource } from "./worker-metrics-source.js";
  * The ClusterReader over Connect's REST API: one cluster-wide `GET /connectors?expand=status&expand=info` (asked of
  * the worker that last answered it), and `GET /`, `/health` (from 3.9) and the metrics of every worker.
  */
-
-export type ExactlyOnceSourceSupport = "disabled" | "preparing" | "enabled";
 
 export interface HttpClusterReaderOptions {
   readonly cluster: string;

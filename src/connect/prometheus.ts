@@ -1,5 +1,6 @@
 import type { ConnectProtocol } from "../core/protocol.js";
 import type { WorkerMetrics } from "../core/snapshot.js";
+import type { PrometheusSample } from "./prometheus-sample.js";
 import { taskFlowFromPrometheus } from "./task-flow-metrics.js";
 
 /**
@@ -7,14 +8,6 @@ import { taskFlowFromPrometheus } from "./task-flow-metrics.js";
  * the worker metrics we read from it with the names Strimzi's JMX exporter config produces
  * (docs/connect-behaviour.md#metrics).
  */
-
-export interface PrometheusSample {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  /** May be ±Infinity or NaN. */
-  readonly value: number;
-  readonly timestampMs: number | null;
-}
 
 export interface PrometheusParseError {
   /** 1-based line number. */

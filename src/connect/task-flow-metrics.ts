@@ -1,5 +1,5 @@
 import type { TaskFlowReading } from "../core/snapshot.js";
-import type { PrometheusSample } from "./prometheus.js";
+import type { PrometheusSample } from "./prometheus-sample.js";
 
 /**
  * The per-task series connect-roll reads for data flow, with the names Strimzi's example rules (and ours,

@@ -8,6 +8,8 @@ export type TaskState = "RUNNING" | "PAUSED" | "FAILED" | "UNASSIGNED" | "RESTAR
 export type ConnectorState = TaskState | "STOPPED";
 export type ConnectorType = "source" | "sink" | "unknown";
 export type WorkerHealth = "healthy" | "starting" | "unhealthy" | "unsupported" | "unknown";
+/** A worker's `exactly.once.source.support`. */
+export type ExactlyOnceSourceSupport = "disabled" | "preparing" | "enabled";
 
 export interface WorkerMetrics {
   readonly protocol: ConnectProtocol | null;
@@ -69,7 +71,7 @@ export interface WorkerSnapshot {
   /** null when no metrics URL is configured or the metrics could not be read. */
   readonly metrics: WorkerMetrics | null;
   /** Worker-level settings we know (declared in config or read from the worker), e.g. exactly.once.source.support. */
-  readonly exactlyOnceSourceSupport: "disabled" | "preparing" | "enabled" | null;
+  readonly exactlyOnceSourceSupport: ExactlyOnceSourceSupport | null;
 }
 
 export interface TaskSnapshot {

@@ -53,6 +53,9 @@ export function demoConfig(sim: RunningSim, scenario: DemoScenario, redisUrl?: s
     gate: {
       ...gate,
       ...(scenario.declared.slowAfterMs === undefined ? {} : { slowAfterMs: scenario.declared.slowAfterMs }),
+      ...(scenario.declared.stallAfterMs === undefined
+        ? {}
+        : { stallAfterMs: scenario.declared.stallAfterMs }),
     },
   };
   return configSchema.parse({

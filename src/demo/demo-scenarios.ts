@@ -5,7 +5,7 @@ import type { RunningSim, StartSimOptions } from "../sim/start-sim.js";
  * The demo's presets: a simulated 6-worker cluster in real time with short timings (a rollout in about a minute)
  * and what the cluster config declares about it. `during` may disturb the cluster while the rollout runs.
  */
-export const DEMO_SCENARIOS = ["upgrade", "eager-upgrade", "slow-gate", "crash"] as const;
+export const DEMO_SCENARIOS = ["upgrade", "eager-upgrade", "slow-gate", "crash", "stall"] as const;
 export type DemoScenarioName = (typeof DEMO_SCENARIOS)[number];
 
 export function isDemoScenario(name: string): name is DemoScenarioName {
@@ -33,7 +33,11 @@ export interface DemoScenario {
   readonly command: string;
   readonly sim: StartSimOptions;
   /** What the cluster config declares (it may differ from the simulated truth: that is the point of slow-gate). */
-  readonly declared: { readonly delayMs: number; readonly slowAfterMs?: number };
+  readonly declared: {
+    readonly delayMs: number;
+    readonly slowAfterMs?: number;
+    readonly stallAfterMs?: number;
+  };
   /** Disturbs the cluster while a rollout runs; returns a disposer. `log` adds a line to the page's scenario log. */
   readonly during?: (sim: RunningSim, log: (line: string) => void, logger: Logger) => () => void;
 }
@@ -112,7 +116,60 @@ export function demoScenario(name: DemoScenarioName): DemoScenario {
         declared: { delayMs: T.delayMs },
         during: crashSecondStep,
       };
+    case "stall":
+      return {
+        name,
+        title: "A task RUNNING with no data after its worker's restart",
+        command: COMMAND,
+        note: [
+          `Type ${COMMAND} as the requester.`,
+          "When the first restarted worker gets its tasks back, one of them stays RUNNING but moves no data (its chip is striped). Statuses alone would call the step done; the gate watches each task's records and, after 8 s without data, asks: Keep waiting, Continue anyway or Abort, naming the task and when it last moved data. Click Keep waiting as the approver: the task moves data again 20 s after it stalled and the rollout goes on.",
+        ],
+        sim: baseSim(),
+        declared: { delayMs: T.delayMs, stallAfterMs: 8_000 },
+        during: stallFirstStep,
+      };
   }
+}
+
+/** When the first restarted worker is back and holds tasks again, stall one of its tasks for 20 s. */
+function stallFirstStep(sim: RunningSim, log: (line: string) => void, logger: Logger): () => void {
+  const timers = new Set<NodeJS.Timeout>();
+  let restarted: string | null = null;
+  let done = false;
+  const later = (ms: number, fn: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timers.add(timer);
+  };
+  const watch = () => {
+    if (done || restarted === null) return;
+    const state = sim.cluster.state();
+    const worker = state.workers.find((w) => w.name === restarted);
+    const task = worker?.tasks[0];
+    if (task === undefined) return later(250, watch);
+    done = true;
+    const [connector, id] = [
+      task.slice(0, task.lastIndexOf("/")),
+      Number(task.slice(task.lastIndexOf("/") + 1)),
+    ];
+    const stalled = sim.cluster.stallTask(connector, id, 20_000);
+    if (stalled.kind !== "ok") return logger.warn({ task, stalled }, "demo stall refused");
+    log(`${task} on ${restarted} is RUNNING but moves no data (for 20 s)`);
+    later(20_000, () => log(`${task} moves data again`));
+  };
+  const off = sim.cluster.onEvent((event) => {
+    if (event.kind !== "worker-up" || restarted !== null) return;
+    restarted = event.worker;
+    watch();
+  });
+  return () => {
+    off();
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
+  };
 }
 
 /** On the second worker coming back after a restart, crash the first restarted worker, then start it again. */

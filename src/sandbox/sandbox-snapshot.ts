@@ -113,13 +113,19 @@ function ephemeralView(e: StoredEphemeral): EphemeralView {
 export function clusterView(state: SimState): ClusterView {
   const byWorkerId = new Map(state.workers.map((w) => [w.workerId, w.name]));
   const held = new Set(state.heldTasks);
+  const stalled = new Set(state.dataFlow.stalled);
   const tasksOf = new Map<string, { id: string; state: string }[]>();
   const unassigned: { id: string; state: string }[] = [];
   for (const task of state.tasks) {
     const owner = task.workerId === null ? undefined : byWorkerId.get(task.workerId);
     const chip = {
       id: task.id,
-      state: held.has(task.id) && task.state === "UNASSIGNED" ? "HELD" : task.state,
+      state:
+        held.has(task.id) && task.state === "UNASSIGNED"
+          ? "HELD"
+          : stalled.has(task.id) && task.state === "RUNNING"
+            ? "STALLED"
+            : task.state,
     };
     if (owner === undefined) unassigned.push(chip);
     else tasksOf.set(owner, [...(tasksOf.get(owner) ?? []), chip]);

@@ -2,8 +2,8 @@ import { atLeast, parseKafkaVersion } from "../core/version.js";
 
 /**
  * The simulator's own model of Connect's group protocols: what a worker of a given version and `connect.protocol`
- * puts in its JoinGroup request, and how the broker's classic group coordinator picks the group's protocol from
- * them. Written from Kafka's source (`WorkerCoordinator.metadata()`, `IncrementalCooperativeConnectProtocol
+ * puts in its JoinGroup request, how the broker's classic group coordinator picks the group's protocol from
+ * them, and which of the assignor's version-dependent fixes a group leader carries (at the end). Written from Kafka's source (`WorkerCoordinator.metadata()`, `IncrementalCooperativeConnectProtocol
  * .metadataRequest`, `ConnectProtocol.metadataRequest`, `DistributedConfig`'s `connect.protocol` validator, and the
  * coordinator's `selectProtocol`/`candidateProtocols`/`vote` in `GroupMetadata.scala`, `MemberMetadata.scala` and
  * `ClassicGroup.java`), deliberately apart from the planner's own prediction in `src/core`: a mistake in one
@@ -21,7 +21,7 @@ export type SimProtocol = "eager" | "compatible" | "sessioned";
 export type SimProtocolSetting = SimProtocol | null;
 
 /** The highest Kafka major version this model was written and checked for (4.1's jars still carry all three). */
-const NEWEST_MODELLED_MAJOR = 4;
+export const NEWEST_MODELLED_MAJOR = 4;
 
 export type WorkerProtocols =
   | {
@@ -123,4 +123,57 @@ export function groupProtocolOf(
   }
   const chosen = selectGroupProtocol(lists);
   return chosen === null ? null : simProtocolOf(chosen);
+}
+
+/**
+ * The fixes that change how a group leader's incremental cooperative assignor behaves, each as the first release of
+ * every line that ships it, oldest line first (from the fix versions of the Kafka issues; see
+ * docs/connect-behaviour.md#the-scheduled-rebalance-delay). Written apart from the planner's own version checks in
+ * `src/core`, for the same reason as the protocols above.
+ */
+type FixedIn = readonly (readonly [major: number, minor: number, patch: number])[];
+
+/** KAFKA-15693: with `scheduled.rebalance.max.delay.ms` 0, lost work is reassigned at once instead of staying unassigned. */
+const ZERO_DELAY_REASSIGNS: FixedIn = [
+  [3, 5, 2],
+  [3, 6, 1],
+  [3, 7, 0],
+];
+
+/** KAFKA-12495: load balancing revokes exactly the excess, and consecutive revoking rounds back off. */
+const REVOCATION_BACKOFF: FixedIn = [[3, 4, 0]];
+
+/** KAFKA-10413: lost work is dealt round-robin over all candidates, not all to one. */
+const ROUND_ROBIN_LOST_WORK: FixedIn = [
+  [2, 6, 2],
+  [2, 7, 1],
+  [2, 8, 0],
+];
+
+/**
+ * True when `version` carries a fix: from its first release on a line that lists one, always on a later line, never
+ * on an earlier one or on a version that does not parse.
+ */
+function carriesFix(version: string, fixedIn: FixedIn): boolean {
+  const v = parseKafkaVersion(version);
+  const newest = fixedIn.at(-1);
+  if (!v || !newest) return false;
+  const line = fixedIn.find(([major, minor]) => v.major === major && v.minor === minor);
+  if (line) return v.patch >= line[2];
+  return atLeast(v, newest[0], newest[1], newest[2]);
+}
+
+/** Whether a leader of `version` reassigns lost work at once when the scheduled delay is 0 (KAFKA-15693). */
+export function reassignsAtOnceWithZeroDelay(version: string): boolean {
+  return carriesFix(version, ZERO_DELAY_REASSIGNS);
+}
+
+/** Whether a leader of `version` backs off consecutive revoking rounds (KAFKA-12495). */
+export function backsOffRevokingRounds(version: string): boolean {
+  return carriesFix(version, REVOCATION_BACKOFF);
+}
+
+/** Whether a leader of `version` deals lost work round-robin over all candidates (KAFKA-10413). */
+export function roundRobinsLostWork(version: string): boolean {
+  return carriesFix(version, ROUND_ROBIN_LOST_WORK);
 }

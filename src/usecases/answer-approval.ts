@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import { isAppError } from "../core/errors.js";
-import type { Decision } from "../core/rollout/rollout-types.js";
-import { isFinished, type JobRecord } from "../jobs/job-record.js";
-import type { JobStore } from "../jobs/job-store.js";
-import { rolloutStateOf } from "../jobs/rollout-record.js";
+import type { Decision } from "../core/rollout/approval-types.js";
+import { isFinished, type JobRecord } from "../jobs/store/job-record.js";
+import { rolloutStateOf } from "../jobs/store/rollout-record.js";
+import type { AnswerStore } from "../jobs/store/store-roles.js";
 import { accessOf } from "./access.js";
 import { authorizerOf, type RequestPolicy } from "./prepare-rollout.js";
 import {
@@ -19,7 +19,7 @@ import {
 
 export interface AnswerDeps extends RequestPolicy {
   /** The job and its prompt; the decision, first writer wins. */
-  readonly store: Pick<JobStore, "loadJob" | "decide">;
+  readonly store: AnswerStore;
   readonly logger: Logger;
 }
 

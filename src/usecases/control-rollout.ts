@@ -1,6 +1,7 @@
 import { isWithinChangeWindow } from "../config/change-window.js";
-import type { SlackThread } from "../jobs/job-record.js";
-import type { ControlAction, JobStore } from "../jobs/job-store.js";
+import type { SlackThread } from "../jobs/store/job-record.js";
+import type { ControlAction } from "../jobs/store/job-store.js";
+import type { ControlStore } from "../jobs/store/store-roles.js";
 import { lookUpCluster, type Requester, requesterId } from "./access.js";
 import { authorizerOf, type RequestPolicy } from "./prepare-rollout.js";
 import {
@@ -16,7 +17,7 @@ import {
 
 export interface ControlDeps extends RequestPolicy {
   /** The cluster's unfinished job, the request, and "abort" for a waiting prompt. Slack's store and the CLI's. */
-  readonly store: Pick<JobStore, "listJobs" | "requestControl" | "decide">;
+  readonly store: ControlStore;
 }
 
 export interface ControlRequest {
@@ -45,14 +46,14 @@ export interface ControlRequested {
   readonly at: number;
 }
 
-export type ControlResult = ControlRequested | Refused<ControlRefusal>;
+export type ControlAnswer = ControlRequested | Refused<ControlRefusal>;
 
 /**
  * Pause, resume or abort a cluster's running rollout: recorded on the job (the runner applies it before the next
  * restart); an abort also answers a waiting prompt "abort". Checks, in order: channel (Slack), cluster known, change
  * window (resume only: it restarts workers again), requester — or, for abort, approver (Slack), a rollout running.
  */
-export async function controlRollout(deps: ControlDeps, request: ControlRequest): Promise<ControlResult> {
+export async function controlRollout(deps: ControlDeps, request: ControlRequest): Promise<ControlAnswer> {
   const { config, store } = deps;
   const { action, cluster, requester } = request;
   const found = lookUpCluster(config, cluster, requester);

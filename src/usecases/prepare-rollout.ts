@@ -3,10 +3,10 @@ import { isWithinChangeWindow } from "../config/change-window.js";
 import { planTargetOf, resolveTarget } from "../config/resolve-target.js";
 import type { ClusterConfig, Config } from "../config/schema.js";
 import type { RolloutPace, RolloutTarget } from "../core/plan/plan-types.js";
-import type { RolloutSettings } from "../core/rollout/rollout-types.js";
-import type { SlackThread } from "../jobs/job-record.js";
-import type { JobStore } from "../jobs/job-store.js";
-import type { RolloutService } from "../jobs/rollout-service.js";
+import type { RolloutSettings } from "../core/rollout/rollout-state.js";
+import type { RolloutService } from "../jobs/runner/rollout-service.js";
+import type { SlackThread } from "../jobs/store/job-record.js";
+import type { LockReader, PrepareStore } from "../jobs/store/store-roles.js";
 import {
   type AccessList,
   type Authorizer,
@@ -153,7 +153,7 @@ export function authorizerOf(policy: RequestPolicy): Authorizer {
 
 /** Null when the store answers and nobody holds the cluster's lock. */
 export async function checkClusterFree(
-  store: Pick<JobStore, "ping" | "readLock" | "loadJob">,
+  store: PrepareStore,
   cluster: string,
   logger: Logger,
 ): Promise<ClusterBusy | null> {
@@ -169,7 +169,7 @@ export async function checkClusterFree(
 
 export interface PrepareDeps extends PreparePolicy {
   /** Reachable, and the cluster's lock free (its holder and job when not). */
-  readonly store: Pick<JobStore, "ping" | "readLock" | "loadJob">;
+  readonly store: PrepareStore;
   readonly logger: Logger;
 }
 
@@ -192,7 +192,7 @@ export type StartResult = { readonly kind: "started"; readonly jobId: string } |
  * Refused when another rollout took the lock since the checks.
  */
 export async function startRollout(
-  deps: { readonly service: RolloutService; readonly store: Pick<JobStore, "readLock" | "loadJob"> },
+  deps: { readonly service: RolloutService; readonly store: LockReader },
   rollout: PreparedRollout,
   start: { readonly jobId: string; readonly thread: SlackThread },
 ): Promise<StartResult> {

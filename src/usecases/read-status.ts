@@ -1,14 +1,14 @@
-import type { RolloutState } from "../core/rollout/rollout-types.js";
-import type { HistoryEntry } from "../jobs/audit-and-history.js";
-import type { JobRecord } from "../jobs/job-record.js";
-import type { JobStore } from "../jobs/job-store.js";
-import { rolloutStateOf } from "../jobs/rollout-record.js";
+import type { RolloutState } from "../core/rollout/rollout-state.js";
+import type { HistoryEntry } from "../jobs/store/audit-and-history.js";
+import type { JobRecord } from "../jobs/store/job-record.js";
+import { rolloutStateOf } from "../jobs/store/rollout-record.js";
+import type { StatusStore } from "../jobs/store/store-roles.js";
 import { accessOf, channelAllowed, lookUpCluster, type Requester } from "./access.js";
 import type { RequestPolicy } from "./prepare-rollout.js";
 import { type ChannelNotAllowed, type Refused, refused, type UnknownCluster } from "./refusals.js";
 
 export interface ReadDeps extends RequestPolicy {
-  readonly store: Pick<JobStore, "listJobs" | "readLock" | "history">;
+  readonly store: StatusStore;
 }
 
 /** An unfinished rollout: its record, its state (null when the record is of another schema version), its lock. */

@@ -1,4 +1,4 @@
-import type { JobStatus, SlackThread } from "../jobs/job-record.js";
+import type { JobStatus, SlackThread } from "../jobs/store/job-record.js";
 
 /**
  * Why a use-case said no, as facts (no wording: Slack's views and the terminal each say it their way). Each

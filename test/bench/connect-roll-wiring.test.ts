@@ -1,25 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Scenario } from "../../bench/scenarios.js";
 import { advanceUntil, workerReady } from "../../bench/sim-driver.js";
 import { type BenchRunner, runConnectRollWith } from "../../bench/strategies/connect-roll.js";
+import { smallScenario } from "./small-scenario.js";
 
-const small: Scenario = {
-  id: "a",
-  title: "3 workers × 3 connectors × 2 tasks",
-  sim: {
-    workers: 3,
-    connectors: 3,
-    tasksPerConnector: 2,
-    version: "3.6.2",
-    delayMs: 20_000,
-    restartMs: 5_000,
-    restartJitter: 0,
-  },
-  targetVersion: "3.7.1",
-  seeds: [1],
-  quickSeeds: [1],
-  spreadLeader: false,
-};
+const small = smallScenario({ delayMs: 20_000, restartMs: 5_000 });
 
 /** A stand-in for runBenchRollout: followers one at a time, each after the delay, leader last. */
 const standIn: BenchRunner = async (options) => {

@@ -1,26 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { Scenario } from "../../bench/scenarios.js";
 import { allAtOnce } from "../../bench/strategies/all-at-once.js";
 import { deployment, maxUnavailable, replacementOrder } from "../../bench/strategies/deployment.js";
 import { statefulSet } from "../../bench/strategies/statefulset.js";
+import { smallScenario } from "./small-scenario.js";
 
-const small: Scenario = {
-  id: "a",
-  title: "3 workers × 3 connectors × 2 tasks",
-  sim: {
-    workers: 3,
-    connectors: 3,
-    tasksPerConnector: 2,
-    version: "3.6.2",
-    delayMs: 60_000,
-    restartMs: 10_000,
-    restartJitter: 0,
-  },
-  targetVersion: "3.7.1",
-  seeds: [1],
-  quickSeeds: [1],
-  spreadLeader: false,
-};
+const small = smallScenario({ delayMs: 60_000, restartMs: 10_000 });
 
 describe("naive strategies on a 3-worker simulator", () => {
   it("all at once: everything down at once, back after about one restart", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { editDistance, parseCommand, suggestClusters } from "../../src/chat/command-grammar.js";
+import { parseCommand } from "../../src/chat/command-grammar.js";
 
 describe("parseCommand", () => {
   it.each([
@@ -122,31 +122,6 @@ describe("parseCommand: --since on a plain restart", () => {
     const parsed = parseCommand(text);
     expect(parsed.kind).toBe("error");
     if (parsed.kind === "error") expect(parsed.message).toContain(message);
-  });
-});
-
-describe("suggestClusters", () => {
-  const known = ["prod-cluster", "prod-cluster-eu", "staging", "dev", "analytics"];
-
-  it("offers the closest three names", () => {
-    expect(suggestClusters("prod-clustr", known)).toEqual(["prod-cluster", "prod-cluster-eu"]);
-    expect(suggestClusters("stagin", known)).toEqual(["staging"]);
-    expect(suggestClusters("prod", known)).toEqual(["prod-cluster", "prod-cluster-eu"]);
-  });
-
-  it("offers nothing for unrelated names or exact matches", () => {
-    expect(suggestClusters("zzzzzzzz", known)).toEqual([]);
-    expect(suggestClusters("dev", known)).toEqual([]);
-  });
-
-  it("caps at three", () => {
-    expect(suggestClusters("c", ["a", "b", "d", "e"])).toHaveLength(3);
-  });
-
-  it("computes edit distance", () => {
-    expect(editDistance("kitten", "sitting")).toBe(3);
-    expect(editDistance("", "abc")).toBe(3);
-    expect(editDistance("same", "same")).toBe(0);
   });
 });
 

@@ -1,20 +1,27 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createCliApprovals, parseApproveFlag } from "../../src/cli/cli-approvals.js";
-import type { ApprovalKind, PendingApproval } from "../../src/core/rollout/rollout-types.js";
+import type { ApprovalFacts, ApprovalKind, PendingApproval } from "../../src/core/rollout/approval-types.js";
 
 const job = {} as Parameters<ReturnType<typeof createCliApprovals>["wait"]>[0];
 
+/** A prompt of each kind, about worker-2 of prod. */
+const FACTS: Readonly<Record<ApprovalKind, ApprovalFacts>> = {
+  "blocking-findings": { kind: "blocking-findings", cluster: "prod", findings: [] },
+  "eager-window": { kind: "eager-window", cluster: "prod", worker: "worker-2" },
+  "slow-gate": { kind: "gate-slow", worker: "worker-2", elapsedMs: 60_000, reasons: [] },
+  "gate-failed": { kind: "gate-failed", worker: "worker-2", reasons: [] },
+  "config-changed": { kind: "config-changed", cluster: "prod", changes: [] },
+  "restart-failed": { kind: "restart-failed", worker: "worker-2", error: "boom", mayHaveRun: true },
+  "restart-unconfirmed": {
+    kind: "restart-unconfirmed",
+    worker: "worker-2",
+    seen: { reachable: false, error: null },
+  },
+};
+
 function approval(kind: ApprovalKind): PendingApproval {
-  return {
-    id: `a-${kind}`,
-    kind,
-    step: 2,
-    prompt: "p",
-    details: [],
-    options: ["approve", "abort"],
-    askedAt: 0,
-  };
+  return { id: `a-${kind}`, kind, step: 2, facts: FACTS[kind], options: ["approve", "abort"], askedAt: 0 };
 }
 
 function approvals(policy: Parameters<typeof createCliApprovals>[0]["policy"]) {

@@ -1,21 +1,17 @@
-import { writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { createCliApprovals } from "../../src/cli/cli-approvals.js";
 import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
 import { renderEventLine } from "../../src/cli/render-event-line.js";
-import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
-import type { PendingApproval } from "../../src/core/rollout/rollout-types.js";
+import type { PendingApproval } from "../../src/core/rollout/approval-types.js";
 import { createSimRestarter } from "../../src/restart/sim/sim-restarter.js";
-import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+import type { RunningSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
 import { waitFor } from "../support/wait-for.js";
+import { quickSimWithConfig } from "./support/sim-config-file.js";
 
 /** Messages that said something untrue (issue 15, item 8). */
 
@@ -23,8 +19,7 @@ const eager: PendingApproval = {
   id: "a1",
   kind: "eager-window",
   step: 1,
-  prompt: "p",
-  details: [],
+  facts: { kind: "eager-window", cluster: "prod", worker: "worker-1" },
   options: ["approve", "abort"],
   askedAt: 0,
 };
@@ -65,6 +60,7 @@ describe("CLI messages", () => {
         kind: "step-settled",
         step: 2,
         worker: "w2",
+        dataFlow: null,
         measurements: {
           restartMs: 3_000,
           settleMs: 5_000,
@@ -111,35 +107,11 @@ describe("an interrupted run without Redis", () => {
   let sim: RunningSim;
   let config: string;
   beforeAll(async () => {
-    sim = await startSim({
-      virtualTime: false,
-      workers: 3,
+    ({ sim, config } = await quickSimWithConfig("messages", {
       connectors: 2,
       tasksPerConnector: 1,
-      version: "3.6.1",
-      delayMs: 1_000,
-      restartMs: 200,
-      taskStartMs: 50,
-      rebalanceMs: 30,
       seed: 3,
-    });
-    config = join(tmpdir(), `connect-roll-messages-${process.pid}.yml`);
-    const cluster = simClusterConfig({
-      clusterName: "sim",
-      workers: sim.workers,
-      controlUrl: sim.controlUrl,
-      delayMs: 1_000,
-      restartMs: 200,
-      pollIntervalMs: 150,
-      quietPeriodMs: 200,
-      consecutivePolls: 2,
-    });
-    await writeFile(config, stringify({ clusters: { sim: cluster } }));
-    await waitFor(
-      "a leader and every task RUNNING",
-      () =>
-        sim.cluster.state().leader !== null && sim.cluster.state().tasks.every((t) => t.state === "RUNNING"),
-    );
+    }));
   });
   afterAll(async () => {
     await sim.close();

@@ -11,10 +11,10 @@ import { configCheckCommand } from "../../src/cli/commands/config-check.js";
 import { statusCommand } from "../../src/cli/commands/status.js";
 import { unlockCommand } from "../../src/cli/commands/unlock.js";
 import { runCli } from "../../src/cli/main.js";
-import type { JobStore } from "../../src/jobs/job-store.js";
-import { createLockKeeper } from "../../src/jobs/lock-keeper.js";
-import { createRedisJobStore } from "../../src/jobs/redis-job-store.js";
-import { aJob } from "../jobs/job-fixtures.js";
+import { createRedisJobStore } from "../../src/jobs/redis/redis-job-store.js";
+import { createLockKeeper } from "../../src/jobs/runner/lock-keeper.js";
+import type { JobStore } from "../../src/jobs/store/job-store.js";
+import { aJob } from "../jobs/store/job-fixtures.js";
 import { captureIo } from "../support/capture-io.js";
 
 /** Operators without Slack: status, abort and unlock against the bot's Redis (issue 15, item 6). */

@@ -1,49 +1,16 @@
-import { writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
-import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
-import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+import type { RunningSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
-import { waitFor } from "../support/wait-for.js";
+import { quickSimWithConfig } from "./support/sim-config-file.js";
 
 const program = { version: "0.0.0", commands: [runCommand] };
 let sim: RunningSim;
 let config: string;
 
 beforeAll(async () => {
-  sim = await startSim({
-    virtualTime: false,
-    workers: 3,
-    connectors: 3,
-    tasksPerConnector: 2,
-    version: "3.6.1",
-    delayMs: 1_000,
-    restartMs: 200,
-    taskStartMs: 50,
-    rebalanceMs: 30,
-    seed: 9,
-  });
-  config = join(tmpdir(), `connect-roll-run-${process.pid}.yml`);
-  const cluster = simClusterConfig({
-    clusterName: "sim",
-    workers: sim.workers,
-    controlUrl: sim.controlUrl,
-    delayMs: 1_000,
-    restartMs: 200,
-    pollIntervalMs: 150,
-    quietPeriodMs: 200,
-    consecutivePolls: 2,
-  });
-  await writeFile(config, stringify({ clusters: { sim: cluster } }));
-  // Real time: let the simulated cluster finish its first rebalance and start every task.
-  await waitFor("the simulator to start every task", () => {
-    const tasks = sim.cluster.state().tasks;
-    return tasks.length > 0 && tasks.every((t) => t.state === "RUNNING");
-  });
+  ({ sim, config } = await quickSimWithConfig("run", { connectors: 3, tasksPerConnector: 2, seed: 9 }));
 });
 afterAll(async () => {
   await sim.close();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { eventJson, wordedSummary } from "../../src/cli/run-json.js";
-import type { RolloutEvent } from "../../src/core/rollout/rollout-types.js";
+import type { RolloutEvent } from "../../src/core/rollout/rollout-io.js";
 import { summarizeRollout } from "../../src/core/rollout/summarize.js";
 import { aRollout } from "../chat/views/rollout-state-builder.js";
 

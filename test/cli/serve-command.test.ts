@@ -9,7 +9,7 @@ import { stringify } from "yaml";
 import { serveCommand } from "../../src/cli/commands/serve.js";
 import { runCli } from "../../src/cli/main.js";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
-import { createRedisJobStore } from "../../src/jobs/redis-job-store.js";
+import { createRedisJobStore } from "../../src/jobs/redis/redis-job-store.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/fake-slack-web-api.js";
 import { captureIo } from "../support/capture-io.js";
 import { sendSlashCommand } from "../support/send-slash-command.js";

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
   metricsFromPrometheus,
-  type PrometheusSample,
   parsePrometheusText,
   WORKER_METRIC_NAMES,
 } from "../../src/connect/prometheus.js";
+import type { PrometheusSample } from "../../src/connect/prometheus-sample.js";
 import {
   connectorStateInfoSchema,
   parseExpandedConnectors,

@@ -13,7 +13,7 @@ import type { SimState } from "../../src/sim/sim-types.js";
 import { captureIo } from "../support/capture-io.js";
 import { waitFor } from "../support/wait-for.js";
 
-export type LabState = SimState & { dataFlow: { maxGapMs: number; perTask: Record<string, number> } };
+export type LabState = SimState;
 
 export interface RolloutEventLine {
   readonly kind: string;

@@ -4,8 +4,8 @@ import { ActionId } from "../../src/chat/action-ids.js";
 import { createWebClientSlackWebApi } from "../../src/chat/web-client-slack-web-api.js";
 import { createServeRuntime, type ServeRuntime } from "../../src/composition/serve-runtime.js";
 import { configSchema } from "../../src/config/schema.js";
-import { createMemoryJobStore } from "../../src/jobs/memory-job-store.js";
-import { systemClock } from "../../src/jobs/system-clock.js";
+import { createMemoryJobStore } from "../../src/jobs/memory/memory-job-store.js";
+import { systemClock } from "../../src/jobs/runner/system-clock.js";
 import type { RunningLab } from "../../src/lab/start-lab.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/fake-slack-web-api.js";
 import {

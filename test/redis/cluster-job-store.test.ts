@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe } from "vitest";
-import { connectRedis, createRedisClient } from "../../src/cli/create-redis.js";
-import { jobStoreContract } from "../jobs/job-store-contract.js";
-import { redisStoreHarness } from "../jobs/redis-store-harness.js";
+import { connectRedis, createRedisClient } from "../../src/jobs/redis/redis-client.js";
+import { redisStoreHarness } from "../jobs/redis/redis-store-harness.js";
+import { jobStoreContract } from "../jobs/store/job-store-contract.js";
 import { startRedisCluster } from "./redis-cluster-fixture.js";
 
 /** The whole job-store contract on a 3-master Redis Cluster: every script's keys must share one slot. */

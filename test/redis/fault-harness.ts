@@ -1,13 +1,12 @@
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { stringify } from "yaml";
-import type { CliIo } from "../../src/cli/command.js";
 import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+import { captureIo } from "../support/capture-io.js";
 import { waitFor } from "../support/wait-for.js";
 
 const program = { version: "0.0.0", commands: [runCommand] };
@@ -79,31 +78,16 @@ export function startRun(
   env: Record<string, string>,
   extraArgs: readonly string[] = ["--yes", "--json"],
 ): RunHandle {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => {
-    out += c.toString();
-  });
-  stderr.on("data", (c: Buffer) => {
-    err += c.toString();
-  });
   const controller = new AbortController();
-  const io: CliIo = {
-    stdout,
-    stderr,
-    stdin: new PassThrough(),
-    env: { LOG_LEVEL: "silent", ...env },
-    signal: controller.signal,
-  };
+  const io = { ...captureIo({ LOG_LEVEL: "silent", ...env }), signal: controller.signal };
   const done = runCli(program, ["run", "--config", config, "sim", target, ...extraArgs], io);
   return {
     done,
-    out: () => out,
-    err: () => err,
+    out: io.out,
+    err: io.err,
     events: () =>
-      out
+      io
+        .out()
         .split("\n")
         .filter((l) => l.startsWith("{"))
         .map((l) => JSON.parse(l) as { kind: string }),

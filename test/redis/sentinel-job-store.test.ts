@@ -1,8 +1,8 @@
 import { pino } from "pino";
 import { afterAll, beforeAll, describe } from "vitest";
-import { connectRedis, createRedisClient } from "../../src/cli/create-redis.js";
-import { jobStoreContract } from "../jobs/job-store-contract.js";
-import { redisStoreHarness } from "../jobs/redis-store-harness.js";
+import { connectRedis, createRedisClient } from "../../src/jobs/redis/redis-client.js";
+import { redisStoreHarness } from "../jobs/redis/redis-store-harness.js";
+import { jobStoreContract } from "../jobs/store/job-store-contract.js";
 import { SENTINEL_BIN, type SentinelGroup, startSentinelGroup } from "./redis-sentinel-fixture.js";
 
 /** The whole job-store contract through Sentinel (redis+sentinel://): the master found by the sentinels. */

@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectRedis, createRedisClient } from "../../src/cli/create-redis.js";
-import type { RedisConnectionConfig } from "../../src/cli/redis-client.js";
 import { ErrorCode, isAppError } from "../../src/core/errors.js";
+import { connectRedis, createRedisClient } from "../../src/jobs/redis/redis-client.js";
+import type { RedisConnectionConfig } from "../../src/jobs/redis/redis-connection.js";
 import { type RedisServerProcess, startRedisServer } from "./redis-server-process.js";
 
 const HAVE_OPENSSL = existsSync("/usr/bin/openssl");

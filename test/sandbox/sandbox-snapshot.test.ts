@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildSnapshot, type clusterView, type SandboxInfo } from "../../src/sandbox/sandbox-snapshot.js";
+import { buildSnapshot, clusterView, type SandboxInfo } from "../../src/sandbox/sandbox-snapshot.js";
 import { createWebApiStore } from "../../src/sandbox/web-api-store.js";
 
 const INFO: SandboxInfo = {
@@ -26,7 +26,37 @@ const SIM = {
     taskDowntimeMs: 0,
     restarts: {},
   },
+  dataFlow: { maxGapMs: 0, perTask: {}, stalled: [], sink: null },
 } as unknown as Parameters<typeof clusterView>[0];
+
+describe("clusterView", () => {
+  it("shows a task RUNNING without data as stalled, on its worker", () => {
+    const view = clusterView({
+      ...SIM,
+      workers: [
+        {
+          name: "worker-1",
+          workerId: "127.0.0.1:8083",
+          url: "http://127.0.0.1:8083",
+          version: "3.9.1",
+          connectProtocol: "sessioned",
+          state: "running",
+          connectors: [],
+          tasks: ["orders/0", "orders/1"],
+        },
+      ],
+      tasks: [
+        { id: "orders/0", state: "RUNNING", workerId: "127.0.0.1:8083" },
+        { id: "orders/1", state: "RUNNING", workerId: "127.0.0.1:8083" },
+      ],
+      dataFlow: { maxGapMs: 0, perTask: {}, stalled: ["orders/1"], sink: null },
+    });
+    expect(view.workers[0]?.tasks).toEqual([
+      { id: "orders/0", state: "RUNNING" },
+      { id: "orders/1", state: "STALLED" },
+    ]);
+  });
+});
 
 describe("buildSnapshot", () => {
   it("shows a broadcast reply in the thread (flagged) and in the channel; Home tabs per user once published", () => {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { protocolSupport } from "../../src/core/protocol.js";
 import {
+  hasRevocationBackoff,
+  protocolSupport,
+  reassignsImmediatelyWithZeroDelay,
+} from "../../src/core/protocol.js";
+import {
+  backsOffRevokingRounds,
   groupProtocolOf,
+  reassignsAtOnceWithZeroDelay,
   type SimProtocolSetting,
   selectGroupProtocol,
   simProtocolOf,
@@ -139,6 +145,28 @@ describe("groupProtocolOf: mixed groups", () => {
         expect(planner.known, `${version} ${setting}`).toBe(true);
         expect(sim.joinProtocols.map(simProtocolOf), `${version} ${setting}`).toEqual(planner.advertised);
       }
+  });
+});
+
+describe("the assignor's fixes by a leader's version", () => {
+  it("agree with the planner's own checks", () => {
+    // Written apart, like the protocols: a disagreement means one of them is wrong.
+    const versions = [
+      "2.8.2",
+      "3.3.2",
+      "3.4.0",
+      "3.5.1",
+      "3.5.2",
+      "3.6.0",
+      "3.6.1",
+      "3.7.0",
+      "3.9.1",
+      "4.1.1",
+    ];
+    for (const version of versions) {
+      expect(backsOffRevokingRounds(version), version).toBe(hasRevocationBackoff(version));
+      expect(reassignsAtOnceWithZeroDelay(version), version).toBe(reassignsImmediatelyWithZeroDelay(version));
+    }
   });
 });
 

@@ -89,7 +89,7 @@ describe("vitest with the global setup", () => {
     const { spawnCli } = await import("../cli/support/spawn-cli.js");
     const p = spawnCli(
       process.execPath,
-      ["node_modules/vitest/vitest.mjs", "run", "test/jobs/redis-job-store.test.ts"],
+      ["node_modules/vitest/vitest.mjs", "run", "test/jobs/redis/redis-job-store.test.ts"],
       {
         REDIS_URL: "redis://127.0.0.1:1",
       },

@@ -9,6 +9,8 @@ const RANK: Partial<Record<GateReasonCode, number>> = {
   "gate-timeout": 0,
   "task-failed": 1,
   "connector-failed": 1,
+  "task-errors": 1,
+  "data-stalled": 2,
   "connector-missing": 2,
   "worker-version-mismatch": 2,
   "held-by-scheduled-delay": 3,
@@ -22,6 +24,7 @@ const RANK: Partial<Record<GateReasonCode, number>> = {
   "stale-running": 8,
   "tasks-not-running": 8,
   "task-missing": 8,
+  "data-not-flowing": 8,
   rebalancing: 9,
   "rebalance-recent": 9,
 };

@@ -1,4 +1,4 @@
-import type { SlackThread } from "../../jobs/job-record.js";
+import type { SlackThread } from "../../jobs/store/job-record.js";
 import type { SlackMessage } from "../slack-web-api.js";
 
 /** An ephemeral message in mrkdwn: a bold title, then lines. Lines must already be escaped (mentions stay mentions). */

@@ -1,16 +1,12 @@
 import type { Button, KnownBlock } from "@slack/types";
-import type {
-  ApprovalRecord,
-  Decision,
-  PendingApproval,
-  RolloutState,
-} from "../../core/rollout/rollout-types.js";
+import type { ApprovalRecord, Decision, PendingApproval } from "../../core/rollout/approval-types.js";
+import type { RolloutState } from "../../core/rollout/rollout-state.js";
+import { approvalDetails, approvalPrompt } from "../../wording/approval-text.js";
 import { ActionId, encodeActionValue } from "../action-ids.js";
-import { approvalDetails, approvalPrompt } from "./approval-text.js";
 import { actions, button, confirmDialog, context, message, section, type ViewMessage } from "./blocks.js";
 import { mention, utcTime } from "./format.js";
 import { escapeMrkdwn, fitLines, MAX_LINE, MAX_SECTION_TEXT, truncateText } from "./limits.js";
-import { approvalLabel } from "./rollout-text.js";
+import { approvalLabel } from "./rollout-mrkdwn.js";
 
 const MAX_PROMPT = 1000;
 const MAX_DETAIL_LINES = 10;

@@ -1,4 +1,4 @@
-import type { ControlResult } from "../../usecases/control-rollout.js";
+import type { ControlAnswer } from "../../usecases/control-rollout.js";
 import type { SlackMessage } from "../slack-web-api.js";
 import { notice, threadLink } from "./notice.js";
 import { renderChannelNotAllowed, renderUnknownCluster } from "./render-refusal-notices.js";
@@ -10,7 +10,7 @@ const REQUESTED = {
 } as const;
 
 /** The answer to `pause`, `resume` or `abort`: what was requested and where to follow it, or why not. */
-export function renderControlAnswer(result: ControlResult, name: string): SlackMessage {
+export function renderControlAnswer(result: ControlAnswer, name: string): SlackMessage {
   if (result.kind === "requested")
     return notice(
       `${REQUESTED[result.action]} (${result.cluster})`,

@@ -1,13 +1,21 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
-import type { ApprovalRecord, RolloutState, StepRecord } from "../../core/rollout/rollout-types.js";
-import { summarizeRollout } from "../../core/rollout/summarize.js";
+import type { ApprovalRecord } from "../../core/rollout/approval-types.js";
+import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
+import {
+  dataFlowTotals,
+  disruptionTotals,
+  stepsDone,
+  summarizeRollout,
+} from "../../core/rollout/summarize.js";
+import { dataFlowTotalsText, stepDataFlowText } from "../../wording/data-flow-text.js";
+import { finishReasonText } from "../../wording/reason-text.js";
+import { planVsRealityText } from "../../wording/summary-text.js";
 import { codeSection, context, message, section, type ViewMessage } from "./blocks.js";
-import { clusterStateLines } from "./cluster-state.js";
+import { clusterStateLines } from "./cluster-state-lines.js";
 import { mention, plural, utcTime } from "./format.js";
 import { escapeMrkdwn, fitLines, MAX_SECTION_TEXT, truncateText } from "./limits.js";
-import { approvalLabel, disruptionText, rolloutSubject, stepsDone, totalsOf } from "./rollout-text.js";
-import { finishReasonText, planVsRealityText } from "./rollout-wording.js";
+import { approvalLabel, disruptionText, rolloutSubject } from "./rollout-mrkdwn.js";
 
 const RESULT_ICON = { succeeded: "✅", aborted: "🛑", failed: "❌" } as const;
 const MAX_REASON = 1000;
@@ -15,7 +23,7 @@ const NAME_WIDTH = 20;
 
 /** The broadcast reply at the end: result, reason, wall time, totals, cluster state, per-step lines. */
 export function renderFinalReport(state: RolloutState, now: number): ViewMessage {
-  const t = totalsOf(state);
+  const t = disruptionTotals(state);
   const subject = escapeMrkdwn(rolloutSubject(state));
   const fallback = `${resultWord(state)} ${subject} ${resultText(state)} after ${formatDuration(wallMs(state, now))}: ${stepsDone(state)}/${state.steps.length} steps done, ${disruptionText(t)}`;
   return message(fallback, [...reportBlocks(state, now), context(...reportContext(state))], "report lines");
@@ -37,11 +45,35 @@ export function reportBlocks(state: RolloutState, now: number): KnownBlock[] {
       ].join("\n"),
     ),
     section(`*Totals:* ${totalsText(state)}`),
+    ...dataFlowBlocks(state),
     ...planVsRealityBlocks(state, now),
     section(["*Cluster state:*", ...fitLines(clusterStateLines(state), MAX_SECTION_TEXT - 20)].join("\n")),
   ];
   if (state.steps.length > 0) blocks.push(codeSection("*Steps:*", stepTable(state)));
   return blocks;
+}
+
+/** The data the tasks stopped moving, from the per-task metrics: the totals, then one line per step that stopped any. */
+function dataFlowBlocks(state: RolloutState): KnownBlock[] {
+  const totals = dataFlowTotals(state);
+  if (totals === null) {
+    if (state.plan?.dataFlow.kind !== "unseen") return [];
+    return [
+      section("*Data flow:* not visible (no per-task metrics): the gate judged by task statuses alone."),
+    ];
+  }
+  const steps = state.steps.flatMap((s) => {
+    const text = stepDataFlowText(s.worker, s.dataFlow);
+    return text === null ? [] : [`• ${escapeMrkdwn(text)}`];
+  });
+  return [
+    section(
+      [
+        `*Data flow:* ${escapeMrkdwn(dataFlowTotalsText(totals))}`,
+        ...fitLines(steps, MAX_SECTION_TEXT - 200),
+      ].join("\n"),
+    ),
+  ];
 }
 
 /** The plan's predictions next to what happened, once the rollout is finished. */
@@ -73,7 +105,7 @@ function stepCounts(state: RolloutState): string {
 }
 
 function totalsText(state: RolloutState): string {
-  const t = totalsOf(state);
+  const t = disruptionTotals(state);
   const parts = [disruptionText(t), `${plural(t.rebalances, "rebalance")} (${t.eagerRebalances} eager)`];
   const plan = state.plan;
   if (plan !== null) {

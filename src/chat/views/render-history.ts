@@ -3,7 +3,7 @@ import { message, section, sectionsOf, type ViewMessage } from "./blocks.js";
 import { channelLink, link, mention, utcDateTime } from "./format.js";
 import { escapeMrkdwn } from "./limits.js";
 
-/** One finished rollout; mirrors `HistoryEntry` (src/jobs/audit-and-history.ts), so one can be passed as is. */
+/** One finished rollout; mirrors `HistoryEntry` (src/jobs/store/audit-and-history.ts), so one can be passed as is. */
 export interface HistoryViewEntry {
   readonly jobId: string;
   readonly cluster: string;
@@ -16,6 +16,8 @@ export interface HistoryViewEntry {
   readonly stepsTotal: number;
   readonly tasksMoved: number;
   readonly taskDowntimeMs: number;
+  /** The longest data-flow gap measured (null or absent: not visible). */
+  readonly maxDataGapMs?: number | null;
   readonly thread: { readonly channel: string; readonly ts: string } | null;
   /** `chat.getPermalink` of the thread when the caller has it. */
   readonly permalink?: string | null;
@@ -45,6 +47,6 @@ function entryText(e: HistoryViewEntry): string {
     e.thread === null ? "" : ` · ${link(e.permalink, "thread")} in ${channelLink(e.thread.channel)}`;
   return [
     `${ICON[e.result]} *${utcDateTime(e.startedAt)}* · ${escapeMrkdwn(e.target)} · ${e.result} after ${formatDuration(e.finishedAt - e.startedAt)}`,
-    `      ${e.stepsDone}/${e.stepsTotal} steps · ${e.tasksMoved} moved · task downtime ${formatDuration(e.taskDowntimeMs)} · by ${mention(e.requestedBy)}${thread}`,
+    `      ${e.stepsDone}/${e.stepsTotal} steps · ${e.tasksMoved} moved · task downtime ${formatDuration(e.taskDowntimeMs)}${e.maxDataGapMs === null || e.maxDataGapMs === undefined ? "" : ` · longest data gap ${formatDuration(e.maxDataGapMs)}`} · by ${mention(e.requestedBy)}${thread}`,
   ].join("\n");
 }

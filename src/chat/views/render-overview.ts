@@ -1,4 +1,5 @@
 import type { KnownBlock } from "@slack/types";
+import { formatDuration } from "../../core/format-duration.js";
 import { context, divider, header, message, section, type ViewMessage } from "./blocks.js";
 import { channelLink, link, mention, progressBar, utcDateTime } from "./format.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
@@ -29,6 +30,8 @@ export interface ClusterOverview {
     readonly result: string;
     readonly finishedAt: number;
     readonly requestedBy: string;
+    /** The longest data-flow gap it measured (null: not visible). */
+    readonly maxDataGapMs: number | null;
     readonly permalink: string | null;
   } | null;
   /** "open now", "always open (no change windows)", or "Sat 22:00 Europe/Berlin". */
@@ -63,7 +66,7 @@ function clusterLines(o: ClusterOverview): string[] {
   lines.push(
     o.last === null
       ? "last rollout: none yet"
-      : `last rollout: ${RESULT_ICON[o.last.result] ?? ""} ${escapeMrkdwn(o.last.target)} ${escapeMrkdwn(o.last.result)} ${utcDateTime(o.last.finishedAt)} by ${mention(o.last.requestedBy)}${o.last.permalink === null ? "" : ` · ${link(o.last.permalink, "thread")}`}`,
+      : `last rollout: ${RESULT_ICON[o.last.result] ?? ""} ${escapeMrkdwn(o.last.target)} ${escapeMrkdwn(o.last.result)} ${utcDateTime(o.last.finishedAt)} by ${mention(o.last.requestedBy)}${o.last.maxDataGapMs === null ? "" : ` · longest data gap ${formatDuration(o.last.maxDataGapMs)}`}${o.last.permalink === null ? "" : ` · ${link(o.last.permalink, "thread")}`}`,
   );
   lines.push(
     o.window.kind === "always"

@@ -1,19 +1,13 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
 import type { Plan } from "../../core/plan/plan-types.js";
-import type { RolloutState } from "../../core/rollout/rollout-types.js";
+import type { RolloutState } from "../../core/rollout/rollout-state.js";
+import { disruptionTotals, stepsDone } from "../../core/rollout/summarize.js";
 import { context, divider, header, message, section, type ViewMessage } from "./blocks.js";
 import { mention, plural, progressBar, utcTime } from "./format.js";
 import { escapeMrkdwn } from "./limits.js";
 import { reportBlocks } from "./render-final-report.js";
-import {
-  currentText,
-  disruptionText,
-  rolloutSubject,
-  stateText,
-  stepsDone,
-  totalsOf,
-} from "./rollout-text.js";
+import { currentText, disruptionText, rolloutSubject, stateText } from "./rollout-mrkdwn.js";
 
 /**
  * The thread's parent: a live summary bounded whatever the cluster size (per-step detail lives in the replies).
@@ -30,7 +24,7 @@ export function renderParent(state: RolloutState, now: number): ViewMessage {
   ];
   if (total > 0) lines.push(`*Progress:* ${progressBar(done, total)}`);
   if (current !== null) lines.push(`*Now:* ${current}`);
-  if (total > 0 && !finished) lines.push(`*So far:* ${disruptionText(totalsOf(state))}`);
+  if (total > 0 && !finished) lines.push(`*So far:* ${disruptionText(disruptionTotals(state))}`);
   if (state.plan !== null) lines.push(`*Plan:* ${planText(state.plan)}`);
   const hint = hintText(state);
   if (hint !== null) lines.push(hint);

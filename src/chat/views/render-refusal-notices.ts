@@ -1,3 +1,4 @@
+import { suggestClusters } from "../../config/did-you-mean.js";
 import type { ReadRefusal } from "../../usecases/read-status.js";
 import type {
   ChannelNotAllowed,
@@ -5,7 +6,6 @@ import type {
   NotAuthorized,
   UnknownCluster,
 } from "../../usecases/refusals.js";
-import { suggestClusters } from "../command-grammar.js";
 import type { SlackMessage } from "../slack-web-api.js";
 import { utcDateTime } from "./format.js";
 import { escapeMrkdwn } from "./limits.js";

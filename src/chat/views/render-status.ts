@@ -1,10 +1,11 @@
 import type { KnownBlock } from "@slack/types";
-import type { RolloutState } from "../../core/rollout/rollout-types.js";
+import type { RolloutState } from "../../core/rollout/rollout-state.js";
+import { stepsDone } from "../../core/rollout/summarize.js";
 import type { RolloutStatus } from "../../usecases/read-status.js";
 import { message, section, sectionsOf, type ViewMessage } from "./blocks.js";
 import { channelLink, link, mention, utcDateTime } from "./format.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
-import { approvalLabel, stepsDone } from "./rollout-text.js";
+import { approvalLabel } from "./rollout-mrkdwn.js";
 
 /** One running rollout or held lock, as `/connect-roll status` shows it. */
 export interface StatusEntry {

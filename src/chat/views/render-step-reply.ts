@@ -1,12 +1,13 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
-import type { RolloutState, StepRecord } from "../../core/rollout/rollout-types.js";
+import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
+import { lagLines, stepDataFlowText } from "../../wording/data-flow-text.js";
+import { stepNoteText } from "../../wording/reason-text.js";
 import { context, message, section, type ViewMessage } from "./blocks.js";
 import { mention, plural, utcTime } from "./format.js";
 import { gateLines } from "./gate-lines.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
-import { targetOf } from "./rollout-text.js";
-import { stepNoteText } from "./rollout-wording.js";
+import { targetOf } from "./rollout-mrkdwn.js";
 
 /** Longest note (a restart failure, a skip reason) shown in a step reply. */
 const MAX_NOTE = 1000;
@@ -48,14 +49,23 @@ function statusLines(state: RolloutState, step: StepRecord, now: number): string
       return [restart, back, `⏳ waiting for the cluster to settle${since}:`].filter(isLine);
     }
     case "settled":
-      return [restart, back, `✅ ${settledText(step)}`].filter(isLine);
+      return [restart, back, `✅ ${settledText(step)}`, ...dataFlowLines(step)].filter(isLine);
     case "skipped":
       return [`⏭️ skipped${noteText(step)}`];
     case "continued":
-      return [restart, back, `⚠️ ${continuedText(state, step)}`].filter(isLine);
+      return [restart, back, `⚠️ ${continuedText(state, step)}`, ...dataFlowLines(step)].filter(isLine);
     case "failed":
-      return [restart, back, `❌ failed${noteText(step)}`].filter(isLine);
+      return [restart, back, `❌ failed${noteText(step)}`, ...dataFlowLines(step)].filter(isLine);
   }
+}
+
+/** "📉 data stopped 21s for connect-3's 8 tasks; longest 23s, orders-source/4" and a sink's growing lag. */
+function dataFlowLines(step: StepRecord): string[] {
+  const gaps = stepDataFlowText(step.worker, step.dataFlow);
+  return [
+    ...(gaps === null ? [] : [`📉 ${escapeMrkdwn(gaps)}`]),
+    ...lagLines(step.dataFlow).map((l) => `🐢 ${escapeMrkdwn(l)}`),
+  ];
 }
 
 function isLine(line: string | null): line is string {

@@ -1,7 +1,7 @@
 import { controlRollout } from "../../usecases/control-rollout.js";
+import { controlRefusalText } from "../../wording/refusal-text.js";
 import { type CliCommand, ExitCode } from "../command.js";
 import { openOperatorStore } from "../operator-store.js";
-import { controlRefusalText } from "../refusal-text.js";
 
 export const abortCommand: CliCommand = {
   name: "abort",

@@ -1,6 +1,6 @@
 import { rolloutSettingsFor } from "../../composition/compose-cluster.js";
+import { previewPlan } from "../../composition/preview-plan.js";
 import { toPlanJson } from "../../core/plan/plan-json.js";
-import { planRollout } from "../../core/plan/plan-rollout.js";
 import { renderPlanText } from "../../core/plan/render-plan-text.js";
 import { loadClusterContext, preflightContext } from "../cluster-context.js";
 import { type CliCommand, ExitCode } from "../command.js";
@@ -52,9 +52,8 @@ Options:
     const { reader } = preflight;
     await preflight.restarter.close();
     try {
-      const snapshot = await reader.read(io.signal);
       const settings = rolloutSettingsFor(ctx.cluster, pace === undefined ? {} : { pace });
-      const planned = planRollout(snapshot, ctx.target, settings.planPolicy);
+      const planned = await previewPlan(reader, ctx.target, settings, io.signal);
       const plan = {
         ...planned,
         findings: [...planned.findings, ...planNotes(planned, settings.planPolicy, settings.delayMs)],

@@ -1,37 +1,25 @@
 import { hostname, userInfo } from "node:os";
-import { AUDIT_WORDING } from "../../chat/views/rollout-wording.js";
-import {
-  createReaderFor,
-  createRestarterFor,
-  restartTargetsFor,
-  rolloutSettingsFor,
-} from "../../composition/compose-cluster.js";
+import type { Logger } from "pino";
+import { createRolloutEngine } from "../../composition/rollout-engine.js";
 import { readEnv } from "../../config/env.js";
 import type { ClusterReader } from "../../connect/cluster-reader.js";
 import { isAppError } from "../../core/errors.js";
-import type { RolloutEvent } from "../../core/rollout/rollout-types.js";
-import { createRolloutService } from "../../jobs/rollout-service.js";
-import { systemClock } from "../../jobs/system-clock.js";
+import { systemClock } from "../../jobs/runner/system-clock.js";
 import type { WorkerRestarter } from "../../restart/worker-restarter.js";
-import {
-  checkClusterFree,
-  checkRolloutRequest,
-  type PrepareRefusal,
-} from "../../usecases/prepare-rollout.js";
-import { type ApprovePolicy, createCliApprovals, parseApproveFlag } from "../cli-approvals.js";
-import { loadClusterContext, preflightContext } from "../cluster-context.js";
+import { checkClusterFree, type PreparedRollout } from "../../usecases/prepare-rollout.js";
+import { createCliApprovals } from "../cli-approvals.js";
+import { type ClusterContext, loadClusterContext } from "../cluster-context.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
 import { oneLine } from "../one-line.js";
-import { planNotes } from "../plan-notes.js";
-import { prepareRefusalText } from "../refusal-text.js";
-import { renderEventLine } from "../render-event-line.js";
-import { eventJson } from "../run-json.js";
+import { checkRun } from "../run-checks.js";
+import { printRunEvents } from "../run-events.js";
+import { parseRunFlags, type RunFlags } from "../run-flags.js";
 import { reportOutcome } from "../run-outcome.js";
+import { createRunReport, type RunReport } from "../run-report.js";
 import { startOrResume } from "../run-start.js";
-import { openRunStore } from "../run-store.js";
-import { noRunSummary, parseSince, resumeCommand, writeSummary } from "../run-summary.js";
-
+import { openRunStore, type RunStore } from "../run-store.js";
+import { resumeCommand } from "../run-summary.js";
 export const runCommand: CliCommand = {
   name: "run",
   summary: "run a rollout from a terminal or a pipeline (same engine as the bot)",
@@ -76,194 +64,129 @@ Options:
   run: runRollout,
 };
 
-function fail(io: CliIo, message: string, code: number): number {
-  io.stderr.write(`connect-roll run: ${oneLine(message)}\n`);
-  return code;
-}
-
 async function runRollout(
   values: Record<string, unknown>,
   positionals: readonly string[],
   io: CliIo,
 ): Promise<number> {
-  const [clusterName = "", argument = ""] = positionals;
-  let policy: ApprovePolicy = { kind: "some", kinds: new Set() };
-  if (values.yes === true) policy = { kind: "all" };
-  else if (typeof values.approve === "string") {
-    const parsed = parseApproveFlag(values.approve);
-    if (parsed.kind === "error") return fail(io, parsed.message, ExitCode.Usage);
-    policy = { kind: "some", kinds: parsed.kinds };
-  }
-  const pace = values.pace;
-  if (pace !== undefined && pace !== "safe" && pace !== "window")
-    return fail(io, `--pace must be safe or window`, ExitCode.Usage);
-  const since = values.since === undefined ? undefined : parseSince(String(values.since));
-  if (since === null) return fail(io, "--since must be an ISO-8601 time or epoch ms", ExitCode.Usage);
+  const parsed = parseRunFlags(values, positionals);
+  if (parsed.kind === "usage") return fail(io, parsed.message, ExitCode.Usage);
+  const { flags } = parsed;
   let env: ReturnType<typeof readEnv>;
   try {
     env = readEnv(io.env);
   } catch (e) {
     return fail(io, (e as Error).message, ExitCode.Failed);
   }
-  const ctx = await loadClusterContext(String(values.config), clusterName, argument, io.env);
+  const ctx = await loadClusterContext(flags.config, flags.cluster, flags.argument, io.env);
   if (ctx.kind === "error") return fail(io, ctx.message, ctx.exitCode);
-  const json = values.json === true;
   const logger = createRootLogger({
     level: env.LOG_LEVEL === "info" ? "warn" : env.LOG_LEVEL,
-    pretty: !json && io.stderr.isTTY === true,
+    pretty: !flags.json && io.stderr.isTTY === true,
   });
-  const resume = resumeCommand(values, clusterName, argument);
-  const printSummary = (summary: { readonly result: string }, line: string) =>
-    writeSummary(io, json, summary, line);
-  /** A use-case's refusal: one summary line (stdout) and one line on stderr. */
-  const refuse = (reason: PrepareRefusal): number => {
-    const text = prepareRefusalText(reason);
-    if (reason.kind === "store-unreachable") {
-      const summary = { ...noRunSummary(ctx.name, argument, "interrupted", text), resume };
-      printSummary(summary, `${text}; once Redis answers, run: ${resume}`);
-    } else
-      printSummary(
-        noRunSummary(ctx.name, argument, "failed", text),
-        reason.kind === "locked" ? text : `not started: ${text}`,
-      );
-    const usage = reason.kind === "unknown-cluster" || reason.kind === "bad-version";
-    return fail(io, text, usage ? ExitCode.Usage : ExitCode.Failed);
-  };
-  // The checks `/connect-roll` makes, for a terminal user: the change window (no Slack channel or access list names
-  // a terminal user; see the README's `run`), then the store and the lock once the store is open.
+  const resume = resumeCommand(values, flags.cluster, flags.argument);
+  const report = createRunReport({
+    io,
+    json: flags.json,
+    cluster: ctx.name,
+    argument: flags.argument,
+    resume,
+  });
   const user = `${safeUser()}@${hostname()}`;
-  const checked = await checkRolloutRequest(
-    {
-      config: ctx.config,
-      now: Date.now,
-      authorizer: null,
-      settingsFor: (cluster, p) => rolloutSettingsFor(cluster, p === undefined ? {} : { pace: p }),
-    },
-    {
-      cluster: ctx.name,
-      argument,
-      ...(pace === undefined ? {} : { pace }),
-      requester: { kind: "terminal", user },
-    },
-  );
-  if (checked.kind === "refused") return refuse(checked.reason);
-  const rollout = checked.rollout;
-  // Everything that can fail is checked before a job or a lock exists: a refusal leaves nothing behind.
-  const preflight = await preflightContext(ctx, io, logger, true).catch((e: unknown) => {
-    if (io.signal.aborted) return { kind: "error" as const, problems: ["interrupted"] };
-    throw e;
-  });
-  if (preflight.kind === "error") {
-    const reason = `cannot start: ${preflight.problems.join("; ")}`;
-    printSummary(noRunSummary(ctx.name, argument, "failed", reason), `not started: ${reason}`);
-    return fail(io, reason, ExitCode.Failed);
-  }
-  const built: { reader: ClusterReader | null; restarter: WorkerRestarter | null } = preflight;
+  const checked = await checkRun(ctx, flags, user, io, logger);
+  if (checked.kind === "refused") return report.refused(checked.reason);
+  if (checked.kind === "not-started") return report.notStarted(checked.reason);
+  const { reader, restarter } = checked.preflight;
   const opened = await openRunStore(io, env, ctx.config, logger);
   if (opened.kind === "error") {
-    await Promise.all([preflight.reader.close(), preflight.restarter.close()]);
-    printSummary(
-      noRunSummary(ctx.name, argument, "failed", opened.message),
-      `not started: ${opened.message}`,
-    );
-    return fail(io, opened.message, ExitCode.Failed);
+    await Promise.all([reader.close(), restarter.close()]);
+    return report.notStarted(opened.message);
   }
+  return runOnStore({ io, flags, env, ctx, logger, user, report, rollout: checked.rollout, values }, opened, {
+    reader,
+    restarter,
+  });
+}
+
+/** A run that passed every check, ready to take the lock: what `runOnStore` needs. */
+interface CheckedRun {
+  readonly io: CliIo;
+  readonly flags: RunFlags;
+  readonly env: ReturnType<typeof readEnv>;
+  readonly ctx: Extract<ClusterContext, { kind: "ok" }>;
+  readonly logger: Logger;
+  readonly user: string;
+  readonly report: RunReport;
+  readonly rollout: PreparedRollout;
+  readonly values: Record<string, unknown>;
+}
+
+/**
+ * Runs the checked rollout on the open store: the lock and the store checked, then started (or its interrupted
+ * rollout resumed) by the rollout engine, and its outcome reported. The preflight's adapters go to the first run,
+ * which closes them; whatever ends the run closes the engine, the store and the adapters left.
+ */
+async function runOnStore(
+  c: CheckedRun,
+  opened: Extract<RunStore, { kind: "ok" }>,
+  preflighted: { reader: ClusterReader | null; restarter: WorkerRestarter | null },
+): Promise<number> {
+  const { io, flags, ctx, logger, report } = c;
   const { store, redis } = opened;
-  const owner = `cli:${hostname()}:${process.pid}`;
-  const write = (obj: unknown) => io.stdout.write(`${JSON.stringify(obj)}\n`);
-  const lastGate = new Map<number, string>();
-  const planSettings = rollout.settings;
-  const onEvent = (event: RolloutEvent) => {
-    // What `plan` adds to the engine's findings (a downgrade, why no window formed) is said here too, on stderr.
-    if (event.kind === "rollout-planned")
-      for (const note of [
-        ...planNotes(event.plan, planSettings.planPolicy, planSettings.delayMs),
-        ...event.plan.findings.filter((f) => f.code === "downgrade"),
-      ])
-        io.stderr.write(`connect-roll run: ${note.severity}: ${note.message}\n`);
-    if (json) write(eventJson(event));
-    else {
-      const line = renderEventLine(event, lastGate);
-      if (line !== null) io.stdout.write(`${line}\n`);
-    }
-  };
-  const service = createRolloutService({
+  const engine = createRolloutEngine({
     store,
     clock: systemClock,
     logger,
-    owner,
-    lockTtlMs: env.CONNECT_ROLL_LOCK_TTL_MS,
-    depsFor: () => ({
-      store,
-      // The first run uses what the preflight built and checked; the run closes them when it ends.
-      reader:
-        take(built, "reader") ??
-        createReaderFor({ name: ctx.name, cluster: ctx.cluster, env: io.env, logger }),
-      restarter:
-        take(built, "restarter") ??
-        createRestarterFor({ name: ctx.name, cluster: ctx.cluster, env: io.env, logger }),
-      clock: systemClock,
-      logger,
-      approvals: createCliApprovals({
-        policy,
-        interactive: io.stdin.isTTY === true && !json,
-        input: io.stdin,
-        output: io.stderr,
-        user,
-        now: Date.now,
-      }),
-      workers: restartTargetsFor(ctx.cluster),
-      wording: AUDIT_WORDING,
-      onEvent,
+    owner: `cli:${hostname()}:${process.pid}`,
+    lockTtlMs: c.env.CONNECT_ROLL_LOCK_TTL_MS,
+    env: io.env,
+    clusterOf: () => ctx.cluster,
+    approvals: createCliApprovals({
+      policy: flags.policy,
+      interactive: io.stdin.isTTY === true && !flags.json,
+      input: io.stdin,
+      output: io.stderr,
+      user: c.user,
+      now: Date.now,
     }),
+    observerOf: () => printRunEvents(io, flags.json, c.rollout.settings),
+    prebuilt: () => ({ reader: take(preflighted, "reader"), restarter: take(preflighted, "restarter") }),
   });
-  const onInterrupt = () => void service.close();
+  const onInterrupt = () => void engine.close();
   io.signal.addEventListener("abort", onInterrupt, { once: true });
-  // Every ending prints one summary line (stdout), whatever happened: a pipeline always learns the result and what
-  // to do next.
   try {
     const busy = await checkClusterFree(store, ctx.name, logger);
-    if (busy) return refuse(busy);
-    const started = await startOrResume(store, service, rollout, since);
-    if (started.kind === "refused") return refuse(started.reason);
-    if (started.kind === "other-interrupted") {
-      fail(io, started.message, ExitCode.Failed);
-      printSummary(
-        noRunSummary(ctx.name, argument, "failed", "the rollout did not start (see above)"),
-        "not started",
-      );
-      return ExitCode.Failed;
-    }
+    if (busy) return report.refused(busy);
+    const started = await startOrResume(store, engine, c.rollout, flags.since);
+    if (started.kind === "refused") return report.refused(started.reason);
+    if (started.kind === "other-interrupted") return report.otherInterrupted(started.message);
     if (started.resumedJobId !== null)
       io.stderr.write(
         `connect-roll run: resuming interrupted rollout ${started.resumedJobId} of ${ctx.name} from its checkpoint\n`,
       );
     return reportOutcome(await started.done, {
       io,
-      json,
-      values,
+      json: flags.json,
+      values: c.values,
       cluster: ctx.name,
-      argument,
+      argument: flags.argument,
       withRedis: redis !== null,
     });
   } catch (e) {
     if (!isAppError(e)) throw e;
-    const unreachable = e.retryable;
-    printSummary(
-      {
-        ...noRunSummary(ctx.name, argument, unreachable ? "interrupted" : "failed", e.message),
-        ...(unreachable ? { resume } : {}),
-      },
-      `${e.message}${unreachable ? `; once Redis answers, run: ${resume}` : ""}`,
-    );
-    return fail(io, e.message, ExitCode.Failed);
+    return report.storeFailed(e.message, e.retryable);
   } finally {
     io.signal.removeEventListener("abort", onInterrupt);
-    await service.close();
-    await Promise.all([built.reader?.close(), built.restarter?.close()]);
+    await engine.close();
+    await Promise.all([preflighted.reader?.close(), preflighted.restarter?.close()]);
     await store.close().catch(() => undefined);
     redis?.disconnect();
   }
+}
+
+function fail(io: CliIo, message: string, code: number): number {
+  io.stderr.write(`connect-roll run: ${oneLine(message)}\n`);
+  return code;
 }
 
 /** Hands out a prebuilt adapter once. */

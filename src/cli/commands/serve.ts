@@ -6,14 +6,14 @@ import { createServeRuntime } from "../../composition/serve-runtime.js";
 import { readEnv } from "../../config/env.js";
 import { loadValidConfig } from "../../config/load-config.js";
 import { isAppError } from "../../core/errors.js";
-import type { JobStore } from "../../jobs/job-store.js";
-import { createMemoryJobStore } from "../../jobs/memory-job-store.js";
-import { createRedisJobStore } from "../../jobs/redis-job-store.js";
-import { applyRedisChecks } from "../../jobs/redis-settings-check.js";
-import { systemClock } from "../../jobs/system-clock.js";
+import { createMemoryJobStore } from "../../jobs/memory/memory-job-store.js";
+import { waitForRedis } from "../../jobs/redis/redis-client.js";
+import { createRedisJobStore } from "../../jobs/redis/redis-job-store.js";
+import { applyRedisChecks } from "../../jobs/redis/redis-settings-check.js";
+import { systemClock } from "../../jobs/runner/system-clock.js";
+import type { JobStore } from "../../jobs/store/job-store.js";
 import { type CliCommand, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
-import { waitForRedis } from "../create-redis.js";
 
 export const serveCommand: CliCommand = {
   name: "serve",

@@ -1,8 +1,8 @@
 import { formatDuration } from "../../core/format-duration.js";
-import type { JobRecord } from "../../jobs/job-record.js";
-import type { LockHolder } from "../../jobs/job-store.js";
-import { rolloutStateOf } from "../../jobs/rollout-record.js";
-import type { OperatorCommandStore } from "../../jobs/store-roles.js";
+import type { JobRecord } from "../../jobs/store/job-record.js";
+import type { LockHolder } from "../../jobs/store/job-store.js";
+import { rolloutStateOf } from "../../jobs/store/rollout-record.js";
+import type { OperatorCommandStore } from "../../jobs/store/store-roles.js";
 import { type CliCommand, ExitCode } from "../command.js";
 import { openOperatorStore, unknownClusterMessage } from "../operator-store.js";
 

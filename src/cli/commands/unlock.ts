@@ -1,6 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { LockHolder } from "../../jobs/job-store.js";
-import type { OperatorCommandStore } from "../../jobs/store-roles.js";
+import type { LockHolder } from "../../jobs/store/job-store.js";
+import type { OperatorCommandStore } from "../../jobs/store/store-roles.js";
 import { type CliCommand, ExitCode } from "../command.js";
 import { openOperatorStore, unknownClusterMessage } from "../operator-store.js";
 

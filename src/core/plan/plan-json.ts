@@ -9,6 +9,7 @@ export interface PlanJson {
   readonly steps: readonly PlanJsonStep[];
   readonly eagerWindows: readonly StepWindow[];
   readonly findings: readonly Finding[];
+  readonly dataFlow: Plan["dataFlow"];
   readonly leader: string | null;
   readonly compatibleWindows: readonly StepWindow[];
   readonly skipped: Plan["skipped"];
@@ -67,6 +68,7 @@ export function toPlanJson(plan: Plan): PlanJson {
     })),
     eagerWindows: plan.eagerWindows.map((w) => ({ fromStep: w.fromStep, toStep: w.toStep })),
     findings: plan.findings.map((f) => ({ severity: f.severity, code: f.code, message: f.message })),
+    dataFlow: plan.dataFlow,
     leader: plan.leader.kind === "known" ? plan.leader.worker : null,
     compatibleWindows: plan.compatibleWindows,
     skipped: plan.skipped,

@@ -4,10 +4,19 @@ import type { ClusterSnapshot } from "../snapshot.js";
 import { adviseDelay } from "./advise-delay.js";
 import { findConnectorFindings } from "./connector-findings.js";
 import { countConfiguredTasks, countWorkerTasks } from "./count-worker-tasks.js";
+import { findDataFlowFindings } from "./data-flow-findings.js";
 import { findDowngradeFindings } from "./downgrade-findings.js";
 import { groupPaceWindows } from "./group-pace-windows.js";
 import { orderWorkers } from "./order-workers.js";
-import type { Finding, PaceWindow, Plan, PlanPolicy, PlanStep, RolloutTarget } from "./plan-types.js";
+import type {
+  Finding,
+  PaceWindow,
+  Plan,
+  PlanDataFlow,
+  PlanPolicy,
+  PlanStep,
+  RolloutTarget,
+} from "./plan-types.js";
 import { predictProtocols, reconcileObservedProtocol } from "./predict-protocols.js";
 import { predictStepCost, REBALANCE_ALLOWANCE_MS, type StepCost } from "./predict-step-cost.js";
 import { findProtocolFindings } from "./protocol-findings.js";
@@ -19,8 +28,16 @@ import { findWorkerFindings } from "./worker-findings.js";
 const WINDOW_NOTE =
   "An eager window covers the steps during which the group runs eager (every rebalance stops every task); its last step is the one after which the group becomes cooperative again.";
 
-/** The rollout plan: order, protocol per step, delay analysis, predicted disruption and preflight findings. */
-export function planRollout(snapshot: ClusterSnapshot, target: RolloutTarget, policy: PlanPolicy): Plan {
+/**
+ * The rollout plan: order, protocol per step, delay analysis, predicted disruption, data flow and preflight findings.
+ * `dataFlow` is what the caller learned from the per-task metrics (default: read from this snapshot alone).
+ */
+export function planRollout(
+  snapshot: ClusterSnapshot,
+  target: RolloutTarget,
+  policy: PlanPolicy,
+  dataFlow: PlanDataFlow = dataFlowOf(snapshot),
+): Plan {
   const p = resolvePlanPolicy(policy);
   const leader = resolveLeader(snapshot);
   const order = orderWorkers(snapshot, target, leader);
@@ -126,6 +143,7 @@ export function planRollout(snapshot: ClusterSnapshot, target: RolloutTarget, po
     ...delay.findings,
     ...findProtocolFindings(forecast),
     ...findDowngradeFindings(steps, target),
+    ...findDataFlowFindings(dataFlow),
     ...order.skipped.map((s) => ({
       severity: "info" as const,
       code: "already-on-target",
@@ -168,6 +186,7 @@ export function planRollout(snapshot: ClusterSnapshot, target: RolloutTarget, po
     windows,
     delay: delay.analysis,
     findings,
+    dataFlow,
     totals: {
       steps: steps.length,
       predictedMoves: sum((s) => s.predictedMoves),
@@ -213,4 +232,14 @@ function observedGroupProtocol(snapshot: ClusterSnapshot): ConnectProtocol | nul
   );
   const [only] = seen;
   return seen.size === 1 && only !== undefined ? only : null;
+}
+
+/**
+ * Data flow as one read shows it: visible when some worker's metrics have per-task series (which tasks flow needs a
+ * second read), else unseen, naming the reachable workers that run tasks without them.
+ */
+export function dataFlowOf(snapshot: ClusterSnapshot): PlanDataFlow {
+  const live = snapshot.workers.filter((w) => w.reachable);
+  const without = live.filter((w) => (w.metrics?.taskFlow ?? null) === null).map((w) => w.name);
+  return without.length < live.length ? { kind: "learning" } : { kind: "unseen", workers: without };
 }

@@ -1,4 +1,5 @@
 import type { ConnectProtocol, ConnectProtocolSetting } from "../protocol.js";
+import type { ExactlyOnceSourceSupport } from "../snapshot.js";
 
 /** What the rollout must achieve: every worker restarted (and, for an upgrade, reporting `version`). */
 export interface RolloutTarget {
@@ -15,7 +16,6 @@ export interface RolloutTarget {
 }
 
 export type RolloutPace = "safe" | "window";
-export type ExactlyOnceSourceSupport = "disabled" | "preparing" | "enabled";
 
 /** What the planner needs from the configuration. Missing optional values take the defaults in `resolvePlanPolicy`. */
 export interface PlanPolicy {
@@ -165,6 +165,15 @@ export interface PlanTotals {
   readonly predictedWallMs: { readonly safe: number; readonly window: number };
 }
 
+/**
+ * What the plan knows of data flow from the per-task metrics: which tasks flow and which are idle (two reads a
+ * window apart), only that it is visible (one read), or that it is not (`workers`: those without per-task series).
+ */
+export type PlanDataFlow =
+  | { readonly kind: "visible"; readonly flowing: number; readonly idle: readonly string[] }
+  | { readonly kind: "learning" }
+  | { readonly kind: "unseen"; readonly workers: readonly string[] };
+
 export interface Plan {
   readonly cluster: string;
   readonly target: RolloutTarget;
@@ -179,6 +188,7 @@ export interface Plan {
   readonly windows: readonly PaceWindow[];
   readonly delay: DelayAnalysis;
   readonly findings: readonly Finding[];
+  readonly dataFlow: PlanDataFlow;
   readonly totals: PlanTotals;
   /** True when a finding is `block` or the plan has an eager window: a person must approve. */
   readonly needsApproval: boolean;

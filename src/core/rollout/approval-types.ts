@@ -42,7 +42,7 @@ export type FreezeChange =
   | { readonly kind: "created"; readonly connector: string };
 
 /**
- * What a prompt is about, as facts: the views word them (src/chat/views/approval-text.ts), core never does. A
+ * What a prompt is about, as facts: src/wording/approval-text.ts words them, core never does. A
  * `slow-gate` approval is about a worker not back yet (`worker-not-back`) or a gate slower than expected (`gate-slow`).
  */
 export type ApprovalFacts =
@@ -89,7 +89,8 @@ export function approvalKindOf(facts: ApprovalFacts): ApprovalKind {
   return KIND_OF_FACTS[facts.kind];
 }
 
-interface ApprovalAsked {
+/** An approval waiting for a decision, asked with facts (src/wording/ words them). */
+export interface PendingApproval {
   readonly id: string;
   readonly kind: ApprovalKind;
   /** Step number (from 1) the approval is about, or null for the whole rollout. */
@@ -97,23 +98,8 @@ interface ApprovalAsked {
   /** The decisions offered, first = the "go" decision. */
   readonly options: readonly Decision[];
   readonly askedAt: number;
+  readonly facts: ApprovalFacts;
 }
-
-/**
- * An approval waiting for a decision. Core asks with facts; a checkpoint written before approvals carried facts holds
- * the sentence (`prompt`) and lines (`details`) core worded then, which the views show as they are.
- */
-export type PendingApproval = ApprovalAsked &
-  (
-    | { readonly facts: ApprovalFacts }
-    | {
-        readonly facts?: undefined;
-        /** One sentence shown as the prompt's title. */
-        readonly prompt: string;
-        /** Lines of detail (findings, gate reasons, changed connectors). */
-        readonly details: readonly string[];
-      }
-  );
 
 export interface ApprovalRecord {
   readonly id: string;

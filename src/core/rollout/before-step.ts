@@ -1,3 +1,4 @@
+import { learnedFlow } from "../settle/assess-flow.js";
 import { captureBaseline } from "../settle/capture-baseline.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import {
@@ -64,6 +65,7 @@ function restartStep(b: BeforeStep, step: StepRecord): PhaseResult {
   const key = windowKeyOf(s, step.worker);
   const open = key !== null ? s.openWindow : null;
   const eagerStep = key?.kind === "eager";
+  const flow = open ? open.flow : learnedFlow(s.flow, now, s.settings.gatePolicy.flowWindowMs);
   const baseline = captureBaseline(open ? open.snapshot : b.snapshot, {
     step: stepNo,
     worker: step.worker,
@@ -74,6 +76,7 @@ function restartStep(b: BeforeStep, step: StepRecord): PhaseResult {
     sessionTimeoutMs: s.settings.sessionTimeoutMs,
     isLeader: step.isLeader,
     ...(open && open.deadline !== null ? { openWindowDeadline: open.deadline } : {}),
+    flow,
   });
   if (baseline.kind !== "captured")
     return done(
@@ -91,6 +94,7 @@ function restartStep(b: BeforeStep, step: StepRecord): PhaseResult {
     restartIssuedAt: now,
     note: null,
     gate: [],
+    dataFlow: flow === null ? null : { gaps: {}, idle: flow.idle.length, lag: [] },
   });
   return done({
     state: { ...issued, phase: { kind: "restarting", step: stepNo, stepId, baseline: baseline.baseline } },

@@ -1,14 +1,15 @@
 import type { RolloutTarget } from "../plan/plan-types.js";
+import { EMPTY_FLOW_TRACK } from "../settle/track-flow.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import { beforeStep } from "./before-step.js";
+import { foldRead } from "./fold-read.js";
 import { onControl, onDecision, onRestartResult, onTakeover } from "./inputs.js";
 import { done, followReentries, type PhaseResult, type Reentry } from "./phase-result.js";
 import { onPlanning } from "./planning.js";
 import type { RolloutInput, Transition } from "./rollout-io.js";
 import { ROLLOUT_STATE_VERSION, type RolloutSettings, type RolloutState } from "./rollout-state.js";
 import { onSettling } from "./settling.js";
-import { addDelta, stepAt, updateStep } from "./step-helpers.js";
-import { EMPTY_TRACK, trackDisruption } from "./track-disruption.js";
+import { EMPTY_TRACK } from "./track-disruption.js";
 import { stay } from "./transitions.js";
 import { onProbed, onVerifying, onWaitingBack } from "./waiting-back.js";
 import { workerBack } from "./worker-back.js";
@@ -17,26 +18,24 @@ import { workerBack } from "./worker-back.js";
  * The rollout state machine's entry points. `decide(state, input)` is pure: it dispatches the input to the phase
  * modules (planning, before-step, waiting-back, worker-back, settling; inputs.ts for everything but a read) and,
  * since one read can cross several phases, follows their "re-enter in phase X" answers (phase-result.ts) until one
- * is done.
+ * is done. Its vocabulary, each in the module that defines it: the checkpoint (rollout-state.ts), the inputs it takes
+ * and the events and effects it returns (rollout-io.ts), approvals (approval-types.ts), and why it finished, skipped
+ * or moved a step (rollout-reasons.ts).
  */
 
-export { unsettledBaseline } from "./planning.js";
-export { HELD_POLL_CAP_MS, nextPollMs } from "./poll-cadence.js";
-export { nextAction } from "./transitions.js";
-
-export interface StartRollout {
+export interface NewRollout {
   readonly jobId: string;
   readonly cluster: string;
   readonly target: RolloutTarget;
   readonly image: string | null;
   readonly requestedBy: string;
-  /** Resolved where settings enter core (`resolveRolloutSettings`). */
+  /** Resolved where settings enter core (the composition root's `rolloutSettingsFor`). */
   readonly settings: RolloutSettings;
   readonly now: number;
 }
 
 /** A new rollout: it first reads the cluster to plan. */
-export function startRollout(start: StartRollout): Transition {
+export function beginRollout(start: NewRollout): Transition {
   const state: RolloutState = {
     v: ROLLOUT_STATE_VERSION,
     jobId: start.jobId,
@@ -58,6 +57,8 @@ export function startRollout(start: StartRollout): Transition {
     track: EMPTY_TRACK,
     seq: 0,
     openWindow: null,
+    timeline: [],
+    flow: EMPTY_FLOW_TRACK,
   };
   return { state, effects: [{ kind: "read-cluster", afterMs: 0 }] };
 }
@@ -80,7 +81,7 @@ export function decide(state: RolloutState, input: RolloutInput): Transition {
     case "restart-failed":
       return onRestartResult(s, input);
     case "cluster-read":
-      return onClusterRead(withDisruption(s, input.snapshot), input.snapshot, input.now);
+      return onClusterRead(foldRead(s, input.snapshot), input.snapshot, input.now);
   }
 }
 
@@ -121,21 +122,4 @@ function byPhase(s: RolloutState, snapshot: ClusterSnapshot, now: number): Phase
     default:
       return done(stay(s));
   }
-}
-
-/** Moves, downtime and rebalances seen by this read, counted on the step in flight. */
-function withDisruption(s: RolloutState, snapshot: ClusterSnapshot): RolloutState {
-  const tracked = trackDisruption(s.track, snapshot);
-  const next: RolloutState = { ...s, track: tracked.track };
-  const p = next.phase;
-  const inFlight =
-    p.kind === "restarting" ||
-    p.kind === "waiting-back" ||
-    p.kind === "settling" ||
-    p.kind === "verifying-restart";
-  if (!inFlight) return next;
-  const step = stepAt(next, p.step);
-  return step
-    ? updateStep(next, step.step, { measurements: addDelta(step.measurements, tracked.delta) })
-    : next;
 }

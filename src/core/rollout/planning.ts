@@ -1,5 +1,6 @@
-import { planRollout } from "../plan/plan-rollout.js";
-import type { Plan } from "../plan/plan-types.js";
+import { dataFlowOf, planRollout } from "../plan/plan-rollout.js";
+import type { Plan, PlanDataFlow } from "../plan/plan-types.js";
+import { learnBaselineFlow } from "../settle/assess-flow.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import { done, type PhaseResult, reenter } from "./phase-result.js";
 import type { UnsettledStart } from "./rollout-reasons.js";
@@ -36,7 +37,18 @@ export function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: numb
   // No connectors at all: keep looking until the deadline (a cluster that just came up gets its connectors a moment
   // later); a cluster still empty then, whose metrics confirm it, has nothing to protect.
   if (unsettled?.kind === "empty" && now - s.startedAt < waitMs) return readAgain;
-  const plan: Plan = planRollout(snapshot, s.target, s.settings.planPolicy);
+  // Which tasks move data and which are idle needs readings a window apart: read until the track has them.
+  const learning = learnBaselineFlow(s.flow, now, s.settings.gatePolicy.flowWindowMs);
+  if (learning.kind === "learning")
+    return done({
+      state: s,
+      effects: [{ kind: "read-cluster", afterMs: Math.min(s.settings.pollIntervalMs, learning.remainingMs) }],
+    });
+  const dataFlow: PlanDataFlow =
+    learning.kind === "learned"
+      ? { kind: "visible", flowing: learning.flow.flowing.length, idle: learning.flow.idle }
+      : dataFlowOf(snapshot);
+  const plan: Plan = planRollout(snapshot, s.target, s.settings.planPolicy, dataFlow);
   const steps: StepRecord[] = plan.steps.map((p) =>
     pendingStep({
       step: p.step,
@@ -54,8 +66,12 @@ export function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: numb
     freeze: freezeOf(snapshot),
     phase: { kind: "before-step", step: 1 },
   };
-  const planned = emit({ kind: "rollout-planned", plan });
-  if (steps.length === 0) return done(finish(next, now, "succeeded", { kind: "nothing-to-do" }, [planned]));
+  const planned = [
+    emit({ kind: "rollout-planned", plan }),
+    // Said once, in the thread: without per-task metrics the gate falls back to statuses.
+    ...(dataFlow.kind === "unseen" ? [emit({ kind: "data-flow-unseen", workers: dataFlow.workers })] : []),
+  ];
+  if (steps.length === 0) return done(finish(next, now, "succeeded", { kind: "nothing-to-do" }, planned));
   const blocking = plan.findings.filter((f) => f.severity === "block");
   if (blocking.length > 0)
     return done(
@@ -68,10 +84,10 @@ export function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: numb
           options: ["approve", "abort"],
         },
         { kind: "before-step", step: 1, approved: "blocking-findings" },
-        [planned],
+        planned,
       ),
     );
-  return reenter({ kind: "before-step" }, next, [planned]);
+  return reenter({ kind: "before-step" }, next, planned);
 }
 
 const SETTLED_TASK_STATES: ReadonlySet<string> = new Set(["RUNNING", "PAUSED", "FAILED"]);

@@ -3,7 +3,7 @@ import type { GateReason } from "../settle/settle-types.js";
 import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
 import type { ApprovalRecord, Decision, PendingApproval } from "./approval-types.js";
 import type { FinishReason, ReorderReason, SkipReason } from "./rollout-reasons.js";
-import type { RolloutResult, RolloutState, StepMeasurements } from "./rollout-state.js";
+import type { RolloutResult, RolloutState, StepDataFlow, StepMeasurements } from "./rollout-state.js";
 
 /** What goes into `decide` (inputs) and what comes out of it (events to report, effects for the runner). */
 
@@ -44,6 +44,8 @@ export type RolloutInput =
 /** Notable happenings, for the Slack thread, `run` output and the audit log (past tense). */
 export type RolloutEvent =
   | { readonly kind: "rollout-planned"; readonly plan: Plan }
+  /** The workers' metrics have no per-task series (`workers`: those without): the gate judges by statuses only. */
+  | { readonly kind: "data-flow-unseen"; readonly workers: readonly string[] }
   | { readonly kind: "step-started"; readonly step: number; readonly worker: string }
   | {
       readonly kind: "restart-issued";
@@ -69,6 +71,7 @@ export type RolloutEvent =
       readonly step: number;
       readonly worker: string;
       readonly measurements: StepMeasurements;
+      readonly dataFlow: StepDataFlow | null;
     }
   | {
       readonly kind: "step-skipped";

@@ -2,17 +2,9 @@ import type { GateReason } from "../settle/settle-types.js";
 import type { ApprovalKind } from "./approval-types.js";
 
 /**
- * Why a rollout finished, why a step was skipped or moved, what a step's note says: as facts. The views word them
- * (src/chat/views/rollout-wording.ts, for Slack and the terminal alike); core never does. Each union also takes
- * `{ kind: "text" }`: a checkpoint written before these were facts holds the sentence core worded then, which the
- * views show as it is.
+ * Why a rollout finished, why a step was skipped or moved, what a step's note says: as facts. src/wording/reason-text.ts
+ * words them, for Slack and the terminal alike; core never does.
  */
-
-/** A sentence from an older checkpoint, shown verbatim. */
-export interface WordedText {
-  readonly kind: "text";
-  readonly text: string;
-}
 
 /** A connector (`task` null) or a task of the first read that has not started yet, with its state. */
 export interface NotStarted {
@@ -53,19 +45,17 @@ export type FinishReason =
       readonly gate: readonly GateReason[];
     }
   /** Aborted as the decision at a prompt. */
-  | { readonly kind: "aborted-at-prompt"; readonly by: string; readonly approval: ApprovalKind }
-  | WordedText;
+  | { readonly kind: "aborted-at-prompt"; readonly by: string; readonly approval: ApprovalKind };
 
 /** Why a step's worker needs no restart: the cluster says it is done already. */
 export type SkipReason =
   /** Upgrade: it reports the target version. */
   | { readonly kind: "on-target"; readonly version: string }
   /** Plain restart: its process (app-info `start-time-ms`) started since the rollout began. */
-  | { readonly kind: "restarted-since-start"; readonly startedAt: number }
-  | WordedText;
+  | { readonly kind: "restarted-since-start"; readonly startedAt: number };
 
 /** Why a step moved to the end of the order. */
-export type ReorderReason = { readonly kind: "leader-now" } | WordedText;
+export type ReorderReason = { readonly kind: "leader-now" };
 
 /** A step's note: why it was skipped, continued or failed, or how its window went. */
 export type StepNote =

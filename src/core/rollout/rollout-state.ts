@@ -1,5 +1,6 @@
 import type { Plan, ResolvedPlanPolicy, RolloutTarget } from "../plan/plan-types.js";
-import type { Baseline, GateReason, ResolvedGatePolicy } from "../settle/settle-types.js";
+import type { Baseline, BaselineFlow, GateReason, ResolvedGatePolicy } from "../settle/settle-types.js";
+import type { FlowTrack } from "../settle/track-flow.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import type { ApprovalKind, ApprovalRecord, PendingApproval } from "./approval-types.js";
 import type { FinishReason, StepNote } from "./rollout-reasons.js";
@@ -51,9 +52,28 @@ export interface StepRecord {
   readonly settledAt: number | null;
   /** Latest reasons the gate gave (shown live in the step's thread reply). */
   readonly gate: readonly GateReason[];
-  /** Why it was skipped, continued or failed, or how its window went (the views word it). */
+  /** Why it was skipped, continued or failed, or how its window went (src/wording/ words it). */
   readonly note: StepNote | null;
   readonly measurements: StepMeasurements;
+  /** What the per-task metrics showed of the data this step stopped; null when data flow was not visible. */
+  readonly dataFlow: StepDataFlow | null;
+}
+
+/** A step's data flow, from the per-task metrics. */
+export interface StepDataFlow {
+  /**
+   * Each task's data-flow gap that closed during the step, from its last reading that advanced before it stopped to
+   * the first that advanced after it started (ms; resolution: the poll interval).
+   */
+  readonly gaps: Readonly<Record<string, number>>;
+  /** Tasks idle at the step's baseline (exempt from the data-flow condition). */
+  readonly idle: number;
+  /** Sink tasks whose lag grew since the baseline, when the step settled: largest first, at most five. */
+  readonly lag: readonly {
+    readonly task: string;
+    readonly lag: number;
+    readonly trend: "rising" | "falling" | "steady";
+  }[];
 }
 
 /** Connector configs and task counts at the start (config freeze). */
@@ -69,8 +89,8 @@ export interface DisruptionTrack {
   readonly lastWorker: Readonly<Record<string, string>>;
   /** Tasks not RUNNING (or only stale RUNNING) at the last poll. */
   readonly down: readonly string[];
-  /** The group ran eager at the last poll (absent in checkpoints written before this field existed). */
-  readonly eager?: boolean;
+  /** The group ran eager at the last poll. */
+  readonly eager: boolean;
 }
 
 export type Phase =
@@ -122,7 +142,7 @@ export type ResumePoint =
 
 export type RolloutResult = "succeeded" | "aborted" | "failed";
 
-/** A rollout's settings, every default filled in (`resolveRolloutSettings`, where settings enter core). */
+/** A rollout's settings, every default filled in (`resolvePlanPolicy`, `resolveGatePolicy`) before they enter core. */
 export interface RolloutSettings {
   readonly planPolicy: ResolvedPlanPolicy;
   readonly gatePolicy: ResolvedGatePolicy;
@@ -171,5 +191,21 @@ export interface RolloutState {
     readonly key: WindowKey;
     readonly snapshot: ClusterSnapshot;
     readonly deadline: number | null;
+    /** The tasks' data flow when the window opened (its gate's data-flow baseline). */
+    readonly flow: BaselineFlow | null;
   } | null;
+  /** Each task's data flow from the per-task metrics, folded from every read (`trackFlow`). */
+  readonly flow: FlowTrack;
+  /** What each read of the cluster saw, oldest first, thinned as it grows (`recordTimeline`): the rollout's story in time. */
+  readonly timeline: readonly TimelinePoint[];
+}
+
+/** One read of the cluster, for the timeline. */
+export interface TimelinePoint {
+  readonly at: number;
+  /** Tasks not RUNNING on a live worker. */
+  readonly down: number;
+  /** Tasks that flowed before the step and moved no data since the read before; null when data flow is not visible. */
+  readonly notFlowing: number | null;
+  readonly total: number;
 }

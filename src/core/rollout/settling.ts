@@ -1,3 +1,4 @@
+import { growingLag } from "../settle/assess-flow.js";
 import { evaluateSettle } from "../settle/evaluate-settle.js";
 import type { GateReason } from "../settle/settle-types.js";
 import type { ClusterSnapshot } from "../snapshot.js";
@@ -20,19 +21,36 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
   if (!step) return done(stay(s));
   const keep = Math.max(2, s.settings.gatePolicy.consecutivePolls + 1);
   const polls = [...phase.polls, snapshot].slice(-keep);
-  const verdict = evaluateSettle({ baseline: phase.baseline, polls, policy: s.settings.gatePolicy, now });
+  const verdict = evaluateSettle({
+    baseline: phase.baseline,
+    polls,
+    policy: s.settings.gatePolicy,
+    now,
+    flow: s.flow,
+  });
   const settlingPhase: Phase = { ...phase, polls };
   if (verdict.kind === "settled") {
     const settleMs = now - (step.backAt ?? now);
+    const flow = phase.baseline.flow;
     const settled = updateStep(s, step.step, {
       status: "settled",
       settledAt: now,
       gate: [],
       measurements: { ...step.measurements, settleMs },
+      dataFlow:
+        step.dataFlow && flow
+          ? { ...step.dataFlow, lag: growingLag(flow, s.flow).slice(0, 5) }
+          : step.dataFlow,
     });
-    const measurements = stepAt(settled, step.step)?.measurements ?? step.measurements;
+    const after = stepAt(settled, step.step) ?? step;
     return toNextStep(settled, step.step, [
-      emit({ kind: "step-settled", step: step.step, worker: step.worker, measurements }),
+      emit({
+        kind: "step-settled",
+        step: step.step,
+        worker: step.worker,
+        measurements: after.measurements,
+        dataFlow: after.dataFlow,
+      }),
     ]);
   }
   const next = updateStep({ ...s, phase: settlingPhase }, step.step, { gate: verdict.reasons });
@@ -54,7 +72,8 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
     effects.push(
       emit({ kind: "gate-waiting", step: step.step, worker: step.worker, reasons: verdict.reasons }),
     );
-  const slow = verdict.reasons.some((r) => r.code === "gate-slow");
+  // A stall asks at once: the tasks are RUNNING and moving nothing, which waiting longer rarely mends.
+  const slow = verdict.reasons.some((r) => r.code === "gate-slow" || r.code === "data-stalled");
   if (slow && (phase.askSlowAfter === null || now >= phase.askSlowAfter))
     return done(
       ask(

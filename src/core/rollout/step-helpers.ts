@@ -1,7 +1,7 @@
 import { resolveLeader } from "../plan/resolve-leader.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import type { FreezeChange } from "./approval-types.js";
-import type { FreezeSnapshot, RolloutState, StepMeasurements, StepRecord } from "./rollout-types.js";
+import type { FreezeSnapshot, RolloutState, StepMeasurements, StepRecord } from "./rollout-state.js";
 import type { DisruptionDelta } from "./track-disruption.js";
 
 export const NO_MEASUREMENTS: StepMeasurements = {
@@ -30,6 +30,7 @@ export function pendingStep(
     gate: [],
     note: null,
     measurements: NO_MEASUREMENTS,
+    dataFlow: null,
   };
 }
 

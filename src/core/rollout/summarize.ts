@@ -1,4 +1,5 @@
-import type { FinishReason, RolloutResult, RolloutState } from "./rollout-types.js";
+import type { FinishReason } from "./rollout-reasons.js";
+import type { RolloutResult, RolloutState, StepRecord } from "./rollout-state.js";
 
 export interface RolloutSummary {
   readonly kind: "summary";
@@ -6,7 +7,7 @@ export interface RolloutSummary {
   readonly cluster: string;
   readonly target: string;
   readonly result: RolloutResult | "running";
-  /** Why it finished (null while running); the views word it. */
+  /** Why it finished (null while running); src/wording/ words it. */
   readonly reason: FinishReason | null;
   readonly steps: readonly {
     readonly step: number;
@@ -22,6 +23,8 @@ export interface RolloutSummary {
     /** The plan's prediction for this step (null when the step was not planned). */
     readonly predictedDowntimeMs: number | null;
     readonly predictedMoves: number | null;
+    /** The data-flow gaps measured from the per-task metrics (null when data flow was not visible). */
+    readonly dataFlow: { readonly maxGapMs: number; readonly tasks: number } | null;
   }[];
   readonly totals: {
     readonly wallMs: number;
@@ -32,6 +35,7 @@ export interface RolloutSummary {
     readonly rebalances: number;
     readonly eagerRebalances: number;
     readonly approvals: number;
+    readonly dataFlow: DataFlowTotals | null;
   };
   readonly approvals: readonly {
     readonly kind: string;
@@ -43,18 +47,65 @@ export interface RolloutSummary {
   readonly planVsReality: PlanVsReality | null;
 }
 
+/** The rollout's data-flow gaps, from the per-task metrics (resolution: the poll interval). */
+export interface DataFlowTotals {
+  /** The longest gap of any task. */
+  readonly maxGapMs: number;
+  /** Σ of every task's gaps over every step. */
+  readonly sumGapMs: number;
+  /** Tasks with a gap measured (they stopped and moved data again). */
+  readonly tasksMeasured: number;
+  /** Tasks idle before the rollout (exempt). */
+  readonly tasksIdle: number;
+  /** Each measured task's longest gap, by "connector/N". */
+  readonly perTask: Readonly<Record<string, number>>;
+}
+
 export interface PlanVsReality {
   readonly tasksMoved: { readonly predicted: number; readonly real: number };
+  /** The status estimate of Σ task downtime. */
   readonly taskDowntimeMs: { readonly predicted: number; readonly real: number };
+  /** The plan's longest per-task downtime next to the longest data-flow gap measured (null: data flow not visible). */
+  readonly dataFlowGapMs: { readonly predicted: number; readonly real: number } | null;
   readonly wallMs: { readonly predicted: number; readonly real: number };
   readonly interruptions: { readonly predicted: number };
 }
 
-const DONE = new Set(["settled", "continued", "skipped"]);
+/** Moves, downtime and rebalances, summed over a rollout's steps. */
+export interface DisruptionTotals {
+  readonly tasksMoved: number;
+  readonly taskDowntimeMs: number;
+  readonly rebalances: number;
+  readonly eagerRebalances: number;
+}
+
+const DONE: ReadonlySet<StepRecord["status"]> = new Set(["settled", "continued", "skipped"]);
+
+/** A step is done when it settled, was continued past its gate by a person, or was skipped (already on target). */
+export function isStepDone(step: Pick<StepRecord, "status">): boolean {
+  return DONE.has(step.status);
+}
+
+/** How many of the rollout's steps are done (`isStepDone`). */
+export function stepsDone(state: RolloutState): number {
+  return state.steps.filter(isStepDone).length;
+}
+
+/** The rollout's disruption so far: its steps' measurements, summed. */
+export function disruptionTotals(state: RolloutState): DisruptionTotals {
+  const sum = (f: (m: StepRecord["measurements"]) => number) =>
+    state.steps.reduce((total, s) => total + f(s.measurements), 0);
+  return {
+    tasksMoved: sum((m) => m.tasksMoved),
+    taskDowntimeMs: sum((m) => m.taskDowntimeMs),
+    rebalances: sum((m) => m.rebalances),
+    eagerRebalances: sum((m) => m.eagerRebalances),
+  };
+}
 
 /**
  * The final report's figures (also `run --json`'s last line, where the CLI adds the reason and where the cluster
- * stands in words: src/chat/views/rollout-wording.ts). Pure.
+ * stands in words: src/wording/). Pure.
  */
 export function summarizeRollout(state: RolloutState, now: number): RolloutSummary {
   const planned = new Map((state.plan?.steps ?? []).map((p) => [p.worker, p]));
@@ -71,10 +122,17 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
     eagerRebalances: s.measurements.eagerRebalances,
     predictedDowntimeMs: planned.get(s.worker)?.predictedDowntimeMs ?? null,
     predictedMoves: planned.get(s.worker)?.predictedMoves ?? null,
+    dataFlow:
+      s.dataFlow === null
+        ? null
+        : {
+            maxGapMs: Math.max(0, ...Object.values(s.dataFlow.gaps)),
+            tasks: Object.keys(s.dataFlow.gaps).length,
+          },
   }));
-  const sum = (f: (s: (typeof steps)[number]) => number) => steps.reduce((a, s) => a + f(s), 0);
+  const dataFlow = dataFlowTotals(state);
+  const totals = disruptionTotals(state);
   const phase = state.phase;
-  const done = state.steps.filter((s) => DONE.has(s.status));
   const target = state.target.kind === "upgrade" ? state.target.version : "restart";
   const wall = (state.finishedAt ?? now) - state.startedAt;
   const plan = state.plan;
@@ -82,11 +140,12 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
     plan === null
       ? null
       : {
-          tasksMoved: { predicted: plan.totals.predictedMoves, real: sum((s) => s.tasksMoved) },
-          taskDowntimeMs: {
-            predicted: plan.totals.predictedTaskDowntimeMs,
-            real: sum((s) => s.taskDowntimeMs),
-          },
+          tasksMoved: { predicted: plan.totals.predictedMoves, real: totals.tasksMoved },
+          taskDowntimeMs: { predicted: plan.totals.predictedTaskDowntimeMs, real: totals.taskDowntimeMs },
+          dataFlowGapMs:
+            dataFlow === null
+              ? null
+              : { predicted: plan.totals.predictedMaxDowntimeMs, real: dataFlow.maxGapMs },
           wallMs: {
             predicted:
               plan.pace === "window" ? plan.totals.predictedWallMs.window : plan.totals.predictedWallMs.safe,
@@ -104,15 +163,34 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
     steps,
     totals: {
       wallMs: wall,
-      stepsDone: done.length,
+      stepsDone: stepsDone(state),
       stepsTotal: state.steps.length,
-      tasksMoved: sum((s) => s.tasksMoved),
-      taskDowntimeMs: sum((s) => s.taskDowntimeMs),
-      rebalances: sum((s) => s.rebalances),
-      eagerRebalances: sum((s) => s.eagerRebalances),
+      ...totals,
       approvals: state.approvals.length,
+      dataFlow,
     },
     approvals: state.approvals.map((a) => ({ kind: a.kind, decision: a.decision, by: a.by, at: a.at })),
     planVsReality,
+  };
+}
+
+/** The data-flow gaps of every step that could see them; null when no step could (no per-task metrics). */
+export function dataFlowTotals(state: RolloutState): DataFlowTotals | null {
+  const seen = state.steps.filter((s) => s.dataFlow !== null);
+  if (seen.length === 0) return null;
+  const perTask: Record<string, number> = {};
+  let sumGapMs = 0;
+  for (const s of seen)
+    for (const [task, gap] of Object.entries(s.dataFlow?.gaps ?? {})) {
+      perTask[task] = Math.max(perTask[task] ?? 0, gap);
+      sumGapMs += gap;
+    }
+  const idle = state.plan?.dataFlow.kind === "visible" ? state.plan.dataFlow.idle.length : null;
+  return {
+    maxGapMs: Math.max(0, ...Object.values(perTask)),
+    sumGapMs,
+    tasksMeasured: Object.keys(perTask).length,
+    tasksIdle: idle ?? Math.max(0, ...seen.map((s) => s.dataFlow?.idle ?? 0)),
+    perTask,
   };
 }

@@ -1,5 +1,5 @@
 import { type ClusterSnapshot, taskKey } from "../snapshot.js";
-import type { DisruptionTrack } from "./rollout-types.js";
+import type { DisruptionTrack } from "./rollout-state.js";
 
 export interface DisruptionDelta {
   readonly moves: number;
@@ -8,7 +8,7 @@ export interface DisruptionDelta {
   readonly eagerRebalances: number;
 }
 
-export const EMPTY_TRACK: DisruptionTrack = { at: null, epoch: null, lastWorker: {}, down: [] };
+export const EMPTY_TRACK: DisruptionTrack = { at: null, epoch: null, lastWorker: {}, down: [], eager: false };
 
 /**
  * Workers whose RUNNING claims can be believed: reachable, and not reporting zero assigned tasks in metrics
@@ -68,7 +68,7 @@ export function trackDisruption(
   const rebalances = track.epoch !== null && epoch !== null && epoch > track.epoch ? epoch - track.epoch : 0;
   const eagerNow = snapshot.workers.some((w) => w.reachable && w.metrics?.protocol === "eager");
   // Of several rebalances between two polls only the first after an eager generation stops the world.
-  const eagerRebalances = eagerNow ? rebalances : track.eager === true ? Math.min(1, rebalances) : 0;
+  const eagerRebalances = eagerNow ? rebalances : track.eager ? Math.min(1, rebalances) : 0;
   return {
     track: { at: snapshot.readAt, epoch, lastWorker, down, eager: eagerNow },
     delta: { moves, downtimeMs, rebalances, eagerRebalances },

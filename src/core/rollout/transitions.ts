@@ -61,7 +61,7 @@ export function finish(
   };
 }
 
-/** What a phase asks a person: the facts (the views word them), the step it is about, the decisions offered. */
+/** What a phase asks a person: the facts (src/wording/ words them), the step it is about, the decisions offered. */
 export interface Question {
   readonly step: number | null;
   readonly facts: ApprovalFacts;

@@ -1,8 +1,7 @@
 /**
  * Which window a step belongs to (see `RolloutState.openWindow`): a pace window (`Plan.windows[window]`: followers
  * restarted inside one scheduled-delay window) or an eager window (from its first step: the group is stop-the-world
- * until its last old worker is gone). Checkpoints hold the typed value; those written before it held a string
- * (`"pace:<n>"`, `"eager:<fromStep>"`), which `parseWindowKey` reads.
+ * until its last old worker is gone).
  */
 export type WindowKey =
   | { readonly kind: "eager"; readonly fromStep: number }
@@ -22,12 +21,4 @@ export function sameWindow(a: WindowKey | null, b: WindowKey | null): boolean {
   return a.kind === "eager"
     ? b.kind === "eager" && a.fromStep === b.fromStep
     : b.kind === "pace" && a.window === b.window;
-}
-
-/** The key of an older checkpoint's string form (`"pace:0"`, `"eager:3"`); null when the text is neither. */
-export function parseWindowKey(text: string): WindowKey | null {
-  const match = /^(eager|pace):(\d+)$/.exec(text);
-  if (!match) return null;
-  const n = Number(match[2]);
-  return match[1] === "eager" ? eagerWindowKey(n) : paceWindowKey(n);
 }

@@ -1,5 +1,6 @@
 import { resolveLeader } from "../plan/resolve-leader.js";
 import { fitsBeforeDeadline, windowTiming } from "../plan/window-timing.js";
+import { learnedFlow } from "../settle/assess-flow.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import { versionMatches } from "../version.js";
 import type { RolloutState, StepRecord } from "./rollout-state.js";
@@ -46,7 +47,8 @@ export function enterWindowOf(
   if (key === null) return s.openWindow ? { ...s, openWindow: null } : s;
   if (sameWindow(s.openWindow?.key ?? null, key)) return s;
   const deadline = key.kind === "eager" ? null : now + s.settings.delayMs;
-  return { ...s, openWindow: { key, snapshot, deadline } };
+  const flow = learnedFlow(s.flow, now, s.settings.gatePolicy.flowWindowMs);
+  return { ...s, openWindow: { key, snapshot, deadline, flow } };
 }
 
 /**

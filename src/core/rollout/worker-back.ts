@@ -59,10 +59,16 @@ export function workerBack(
       note: { kind: "crossed-in-window" },
       measurements: { ...step.measurements, restartMs, settleMs: 0 },
     });
-    const measurements = stepAt(crossed, step.step)?.measurements ?? step.measurements;
+    const after = stepAt(crossed, step.step) ?? step;
     return toNextStep(crossed, step.step, [
       back,
-      emit({ kind: "step-settled", step: step.step, worker: step.worker, measurements }),
+      emit({
+        kind: "step-settled",
+        step: step.step,
+        worker: step.worker,
+        measurements: after.measurements,
+        dataFlow: after.dataFlow,
+      }),
     ]);
   }
   return startGate(next, step, baseline, back);

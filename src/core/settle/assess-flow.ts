@@ -31,6 +31,12 @@ export function learnBaselineFlow(track: FlowTrack, now: number, windowMs: numbe
   return { kind: "learned", flow: { flowing, idle, errors, lag } };
 }
 
+/** The baseline's flow when learned, else null (not visible, or still learning: the gate judges by statuses). */
+export function learnedFlow(track: FlowTrack, now: number, windowMs: number): BaselineFlow | null {
+  const learning = learnBaselineFlow(track, now, windowMs);
+  return learning.kind === "learned" ? learning.flow : null;
+}
+
 export interface FlowAssessment {
   /** Record failures that rose during the step: the gate fails. */
   readonly failures: readonly GateReason[];

@@ -116,7 +116,8 @@ function renderHome(s) {
 
 function chip(task, stale) {
   const cls = `s-${task.state.toLowerCase()}`;
-  return `<span class="chip ${cls}${stale ? " stale" : ""}" title="${escapeHtml(`${task.id}: ${task.state}${stale ? " (stale: its worker is down)" : ""}`)}"></span>`;
+  const what = task.state === "STALLED" ? "RUNNING, moving no data" : task.state;
+  return `<span class="chip ${cls}${stale ? " stale" : ""}" title="${escapeHtml(`${task.id}: ${what}${stale ? " (stale: its worker is down)" : ""}`)}"></span>`;
 }
 
 function renderCluster(s) {

@@ -2,22 +2,17 @@
  * Picks the assignor a Connect group leader of a given Kafka version would run for the negotiated protocol, with
  * the version-dependent behaviour switches of docs/connect-behaviour.md#the-scheduled-rebalance-delay.
  */
-import { hasRevocationBackoff, reassignsImmediatelyWithZeroDelay } from "../../core/protocol.js";
-import { atLeast, parseKafkaVersion } from "../../core/version.js";
-import type { SimProtocol } from "../protocol-model.js";
+import { parseKafkaVersion } from "../../core/version.js";
+import {
+  backsOffRevokingRounds,
+  NEWEST_MODELLED_MAJOR,
+  reassignsAtOnceWithZeroDelay,
+  roundRobinsLostWork,
+  type SimProtocol,
+} from "../protocol-model.js";
 import { createEagerAssignor } from "./eager-assignor.js";
 import { createIncrementalAssignor } from "./incremental-assignor.js";
 import type { Assignor, AssignorBehaviour } from "./types.js";
-
-/** KAFKA-10413 (2.6.2, 2.7.1, 2.8.0+): lost work is dealt round-robin over all candidates, not to one. */
-export function roundRobinsLostWork(version: string): boolean {
-  const v = parseKafkaVersion(version);
-  if (!v) return false;
-  if (atLeast(v, 2, 8)) return true;
-  if (v.major === 2 && v.minor === 7) return v.patch >= 1;
-  if (v.major === 2 && v.minor === 6) return v.patch >= 2;
-  return false;
-}
 
 export interface VersionBehaviour {
   readonly behaviour: AssignorBehaviour;
@@ -28,18 +23,15 @@ export interface VersionBehaviour {
   readonly known: boolean;
 }
 
-/** Highest Kafka major version whose assignor behaviour we vouch for (the same bound as protocol-model.ts). */
-const MAX_KNOWN_MAJOR = 4;
-
 /** The incremental assignor's switches for a leader of `leaderVersion`; unknown versions get the oldest behaviour. */
 export function behaviourForVersion(leaderVersion: string, maxDelayMs: number): VersionBehaviour {
   const v = parseKafkaVersion(leaderVersion);
-  const known = v !== null && v.major <= MAX_KNOWN_MAJOR;
+  const known = v !== null && v.major <= NEWEST_MODELLED_MAJOR;
   return {
     behaviour: {
       maxDelayMs,
-      revocationBackoff: known && hasRevocationBackoff(leaderVersion),
-      zeroDelayReassignsImmediately: known && reassignsImmediatelyWithZeroDelay(leaderVersion),
+      revocationBackoff: known && backsOffRevokingRounds(leaderVersion),
+      zeroDelayReassignsImmediately: known && reassignsAtOnceWithZeroDelay(leaderVersion),
       roundRobinLostWork: known && roundRobinsLostWork(leaderVersion),
     },
     known,

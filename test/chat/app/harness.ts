@@ -3,14 +3,15 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import pino from "pino";
+import { afterEach } from "vitest";
 import { createWebClientSlackWebApi } from "../../../src/chat/web-client-slack-web-api.js";
 import { createServeRuntime, type ServeRuntime } from "../../../src/composition/serve-runtime.js";
 import { simClusterConfig } from "../../../src/composition/sim-cluster-config.js";
 import { simRunnerClock } from "../../../src/composition/sim-runner-clock.js";
 import { configSchema } from "../../../src/config/schema.js";
-import type { JobStore } from "../../../src/jobs/job-store.js";
-import { createRedisJobStore } from "../../../src/jobs/redis-job-store.js";
-import { systemClock } from "../../../src/jobs/system-clock.js";
+import { createRedisJobStore } from "../../../src/jobs/redis/redis-job-store.js";
+import { systemClock } from "../../../src/jobs/runner/system-clock.js";
+import type { JobStore } from "../../../src/jobs/store/job-store.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../../src/sandbox/fake-slack-web-api.js";
 import {
   appHomeOpenedEvent,
@@ -365,6 +366,22 @@ async function startResponseRecorder(into: Record<string, unknown>[]): Promise<S
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   return server;
+}
+
+/**
+ * A harness per test, closed after it: call at the top level of a test file (`const startHarness = useHarness();`),
+ * then start one in each test with the options it needs.
+ */
+export function useHarness(): (options?: HarnessOptions) => Promise<Harness> {
+  let current: Harness | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return async (options) => {
+    current = await startHarness(options);
+    return current;
+  };
 }
 
 /** The value and ts of the button `actionId` in a thread's replies. */

@@ -1,16 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { useHarness } from "./harness.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 describe("Slack answering 429 with Retry-After", () => {
   it("messages arrive late, none is lost, and the rollout is not slowed", async () => {
-    h = await startHarness();
-    const harness = h;
+    const harness = await startHarness();
     await harness.command("sim v3.7");
     const parent = await harness.waitFor(() => harness.parents()[0], 5000, "parent posted");
     harness.fake.failNext("chat.postMessage", { status: 429, retryAfterSeconds: 2, times: 2 });

@@ -76,9 +76,12 @@ describe("a 60-worker rollout", () => {
     const failed = aRollout({ names })
       .settledThrough(40)
       .failed(41, "x".repeat(5000))
-      .finished("failed", "y".repeat(5000))
+      .finished("failed", { kind: "worker-not-found", worker: "y".repeat(5000), cluster: "prod-cluster" })
       .build();
-    const done = aRollout({ names }).settledThrough(60).finished("succeeded", "").build();
+    const done = aRollout({ names })
+      .settledThrough(60)
+      .finished("succeeded", { kind: "all-settled" })
+      .build();
     for (const state of [running, failed, done]) {
       const now = stepStart(62);
       for (const m of [renderParent(state, now), renderFinalReport(state, now)]) {
@@ -126,7 +129,10 @@ describe("untrusted text", () => {
     expect(JSON.stringify(reply).length).toBeLessThan(3000);
 
     const asking = aRollout()
-      .awaiting({ kind: "gate-failed", step: 1, details: [reason.message], options: ["continue", "abort"] })
+      .awaiting(
+        { kind: "gate-failed", worker: "connect-1", reasons: [reason] },
+        { options: ["continue", "abort"] },
+      )
       .build();
     if (asking.phase.kind !== "awaiting-approval") throw new Error("not awaiting");
     const prompt = renderApprovalPrompt(asking, asking.phase.approval);
@@ -135,7 +141,7 @@ describe("untrusted text", () => {
 
     const failed = aRollout()
       .failed(1, trace)
-      .finished("failed", `restarting connect-1 failed: ${trace}`)
+      .finished("aborted", { kind: "aborted-at-prompt", by: "U2", approval: "restart-failed" })
       .build();
     const report = renderFinalReport(failed, stepStart(2));
     expect(limitViolations(report)).toEqual([]);
@@ -154,15 +160,14 @@ describe("untrusted text", () => {
     const asking = aRollout()
       .awaiting({
         kind: "config-changed",
-        step: 1,
-        prompt: `connector ${evil} changed`,
-        details: [`connector ${evil}: task count 4 → 6`],
+        cluster: evil,
+        changes: [{ kind: "task-count", connector: evil, before: 4, after: 6 }],
       })
       .build();
     if (asking.phase.kind !== "awaiting-approval") throw new Error("not awaiting");
     const aborted = aRollout({ names: [evil, "connect-2"] })
       .settling(1, [reason])
-      .finished("aborted", `aborted by U2 (${evil})`)
+      .finished("aborted", { kind: "aborted", by: `U2 (${evil})` })
       .build();
     const messages = [
       renderStepReply(settling, step, stepStart(2)),

@@ -1,5 +1,5 @@
 import type { Plan, PlanStep, StepWindow } from "../../../src/core/plan/plan-types.js";
-import type { RolloutState, StepRecord } from "../../../src/core/rollout/rollout-types.js";
+import type { RolloutState, StepRecord } from "../../../src/core/rollout/rollout-state.js";
 
 const MINUTE = 60_000;
 
@@ -56,6 +56,7 @@ export function planFor(
       restartFitsInDelay: true,
     },
     findings: [],
+    dataFlow: { kind: "unseen", workers: [] },
     totals: {
       steps: planSteps.length,
       predictedMoves: planSteps.reduce((a, s) => a + s.predictedMoves, 0),

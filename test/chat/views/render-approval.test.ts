@@ -1,83 +1,94 @@
 import { describe, expect, it } from "vitest";
 import { ActionId, decodeActionValue } from "../../../src/chat/action-ids.js";
 import { renderApprovalDecided, renderApprovalPrompt } from "../../../src/chat/views/render-approval.js";
-import type {
-  ApprovalKind,
-  Decision,
-  PendingApproval,
-  RolloutState,
-} from "../../../src/core/rollout/rollout-types.js";
+import {
+  type ApprovalFacts,
+  approvalKindOf,
+  type Decision,
+  type PendingApproval,
+} from "../../../src/core/rollout/approval-types.js";
+import type { RolloutState } from "../../../src/core/rollout/rollout-state.js";
+import type { GateReason } from "../../../src/core/settle/settle-types.js";
 import { blockText, limitViolations } from "./block-text.js";
 import { aRollout, heldReason, SECOND, stepStart } from "./rollout-state-builder.js";
 
 interface Case {
-  kind: ApprovalKind;
+  facts: ApprovalFacts;
   step: number | null;
-  prompt: string;
-  details: string[];
   options: Decision[];
 }
 
-/** Approvals as checkpoints written before facts held them: with their words (approval-text.test.ts: the facts). */
+const slower: GateReason = {
+  code: "gate-slow",
+  overdueMs: 72_000,
+  message: "settling is 1m12s slower than expected",
+};
+const heldPastDeadline: GateReason = {
+  ...heldReason("connect-3", 14, 0),
+  message: heldReason("connect-3", 14, 0).message.replace("0m00s left", "deadline passed 1m00s ago"),
+};
+const taskFailed = (task: string, trace: string): GateReason => ({
+  code: "task-failed",
+  task,
+  trace: null,
+  message: `${task} FAILED: ${trace}`,
+});
+
+/** One prompt of each kind, by its facts (approval-text.test.ts: their words, every variant). */
 const CASES: Case[] = [
   {
-    kind: "blocking-findings",
+    facts: {
+      kind: "blocking-findings",
+      cluster: "prod-cluster",
+      findings: [
+        { severity: "block", code: "failed-tasks", message: "orders-sink/3 is FAILED before the start" },
+        { severity: "warn", code: "delay-short", message: "the delay (10s) is shorter than a restart" },
+      ],
+    },
     step: null,
-    prompt: "The plan has blocking findings. Start anyway?",
-    details: [
-      "[block] failed-tasks: orders-sink/3 is FAILED before the start",
-      "[warn] delay-short: the delay (10s) is shorter than a restart",
-    ],
     options: ["approve", "abort"],
   },
   {
-    kind: "eager-window",
+    facts: { kind: "eager-window", cluster: "prod-cluster", worker: "connect-1" },
     step: 1,
-    prompt:
-      "Restarting connect-1 opens an eager window (steps 1–2): rebalances are stop-the-world. Go ahead?",
-    details: ["Finish this window promptly: every rebalance inside it is stop-the-world."],
     options: ["approve", "abort"],
   },
   {
-    kind: "slow-gate",
+    facts: {
+      kind: "gate-slow",
+      worker: "connect-3",
+      elapsedMs: 492_000,
+      reasons: [heldPastDeadline, slower],
+    },
     step: 3,
-    prompt:
-      "The cluster has not settled after restarting connect-3 (8m12s so far, delay included). Keep waiting?",
-    details: [
-      heldReason("connect-3", 14, 0).message.replace("0m00s left", "deadline passed 1m00s ago"),
-      "settling is 1m12s slower than expected",
-    ],
     options: ["keep-waiting", "continue", "abort"],
   },
   {
-    kind: "gate-failed",
+    facts: {
+      kind: "gate-failed",
+      worker: "connect-3",
+      reasons: [taskFailed("orders-sink/2", "org.apache.kafka.connect.errors.ConnectException: boom")],
+    },
     step: 3,
-    prompt: "The settle gate failed after restarting connect-3. Continue with the next worker anyway?",
-    details: ["orders-sink/2 FAILED: org.apache.kafka.connect.errors.ConnectException: boom"],
     options: ["continue", "abort"],
   },
   {
-    kind: "config-changed",
+    facts: {
+      kind: "config-changed",
+      cluster: "prod-cluster",
+      changes: [{ kind: "task-count", connector: "orders-sink", before: 4, after: 6 }],
+    },
     step: 3,
-    prompt: "Connector configs changed during the rollout (config freeze). Go on?",
-    details: ["connector orders-sink: task count 4 → 6"],
     options: ["approve", "abort"],
   },
   {
-    kind: "restart-failed",
+    facts: { kind: "restart-failed", worker: "connect-3", error: "webhook answered 500", mayHaveRun: true },
     step: 3,
-    prompt: "Restarting connect-3 failed (it may have run partly). Retry the restart?",
-    details: ["webhook answered 500", "Check the worker before retrying: the executor may have acted."],
     options: ["approve", "abort"],
   },
   {
-    kind: "restart-unconfirmed",
+    facts: { kind: "restart-unconfirmed", worker: "connect-3", seen: { reachable: true, version: "3.6.1" } },
     step: 3,
-    prompt: "A restart of connect-3 was issued before a takeover but cannot be confirmed. Restart it again?",
-    details: [
-      "connect-3 answers and reports 3.6.1",
-      "connect-roll never repeats a restart it cannot confirm without asking.",
-    ],
     options: ["approve", "abort"],
   },
 ];
@@ -85,31 +96,34 @@ const CASES: Case[] = [
 function stateWith(c: Case): { state: RolloutState; approval: PendingApproval } {
   const state = aRollout()
     .settledThrough(c.step === null ? 0 : c.step - 1)
-    .awaiting(c)
+    .awaiting(c.facts, { step: c.step, options: c.options })
     .build();
   if (state.phase.kind !== "awaiting-approval") throw new Error("not awaiting");
   return { state, approval: state.phase.approval };
 }
 
 describe("renderApprovalPrompt", () => {
-  it.each(CASES)("$kind prompt and its decided form", (c) => {
-    const { state, approval } = stateWith(c);
-    const prompt = renderApprovalPrompt(state, approval);
-    expect(limitViolations(prompt)).toEqual([]);
-    expect(blockText(prompt)).toMatchSnapshot("prompt");
-    const decision = c.options[0] ?? "approve";
-    const decided = renderApprovalDecided(state, approval, {
-      id: approval.id,
-      kind: approval.kind,
-      step: approval.step,
-      decision,
-      by: "U2",
-      at: approval.askedAt + 2 * 60 * SECOND,
-    });
-    expect(limitViolations(decided)).toEqual([]);
-    expect(decided.blocks.some((b) => b.type === "actions")).toBe(false);
-    expect(blockText(decided)).toMatchSnapshot("decided");
-  });
+  it.each(CASES.map((c) => ({ ...c, kind: approvalKindOf(c.facts) })))(
+    "$kind prompt and its decided form",
+    (c) => {
+      const { state, approval } = stateWith(c);
+      const prompt = renderApprovalPrompt(state, approval);
+      expect(limitViolations(prompt)).toEqual([]);
+      expect(blockText(prompt)).toMatchSnapshot("prompt");
+      const decision = c.options[0] ?? "approve";
+      const decided = renderApprovalDecided(state, approval, {
+        id: approval.id,
+        kind: approval.kind,
+        step: approval.step,
+        decision,
+        by: "U2",
+        at: approval.askedAt + 2 * 60 * SECOND,
+      });
+      expect(limitViolations(decided)).toEqual([]);
+      expect(decided.blocks.some((b) => b.type === "actions")).toBe(false);
+      expect(blockText(decided)).toMatchSnapshot("decided");
+    },
+  );
 
   it("buttons: ids, styles, confirm dialogs and values", () => {
     const { state, approval } = stateWith(CASES[2] as Case);
@@ -160,7 +174,11 @@ describe("renderApprovalPrompt", () => {
   it("bounds many long details", () => {
     const c: Case = {
       ...(CASES[3] as Case),
-      details: Array.from({ length: 40 }, (_, i) => `task-${i}/0 FAILED: ${"x".repeat(2000)}`),
+      facts: {
+        kind: "gate-failed",
+        worker: "connect-3",
+        reasons: Array.from({ length: 40 }, (_, i) => taskFailed(`task-${i}/0`, "x".repeat(2000))),
+      },
     };
     const { state, approval } = stateWith(c);
     const m = renderApprovalPrompt(state, approval);

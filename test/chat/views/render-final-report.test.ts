@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderFinalReport } from "../../../src/chat/views/render-final-report.js";
-import type { RolloutState } from "../../../src/core/rollout/rollout-types.js";
+import type { RolloutState } from "../../../src/core/rollout/rollout-state.js";
 import type { GateReason } from "../../../src/core/settle/settle-types.js";
 import { blockText, limitViolations } from "./block-text.js";
 import { aRollout, decision, heldReason, stepStart } from "./rollout-state-builder.js";
@@ -28,13 +28,20 @@ describe("renderFinalReport", () => {
       .skipped(4)
       .settled(5)
       .settled(6, { tasksMoved: 6 })
-      .finished("succeeded", "every worker runs 3.7.1")
+      .dataFlow(1, { "orders/0": 21_000, "orders/3": 23_400, "orders-sink/1": 20_100 })
+      .dataFlow(3, { "orders/1": 20_800 }, [{ task: "orders-sink/2", lag: 12_400, trend: "falling" }])
+      .dataFlow(5, {})
+      .finished("succeeded", { kind: "all-settled" })
       .build();
     expect(report(state, stepStart(8))).toMatchSnapshot();
   });
 
   it("aborted: which workers run what and which step was in flight", () => {
-    const state = aRollout().settledThrough(2).waitingBack(3).finished("aborted", "aborted by U2").build();
+    const state = aRollout()
+      .settledThrough(2)
+      .waitingBack(3)
+      .finished("aborted", { kind: "aborted", by: "U2" })
+      .build();
     const text = report(state, stepStart(4));
     expect(text).toContain("• 2 on 3.7.1: connect-1, connect-2");
     expect(text).toContain("• 1 unknown (restart in flight): connect-3");
@@ -48,7 +55,7 @@ describe("renderFinalReport", () => {
   it("failed between steps: says no step was in flight", () => {
     const state = aRollout({ to: "restart" })
       .settledThrough(2)
-      .finished("failed", "cannot capture a baseline: connect-3 is not a worker of prod-cluster")
+      .finished("failed", { kind: "worker-not-found", worker: "connect-3", cluster: "prod-cluster" })
       .build();
     const text = report(state, stepStart(4));
     expect(text).toContain("• 2 restarted: connect-1, connect-2");
@@ -57,17 +64,18 @@ describe("renderFinalReport", () => {
   });
 
   it("aborted while settling keeps the gate's most important reason", () => {
+    const gate: GateReason[] = [
+      {
+        code: "assignment-unstable",
+        stablePolls: 1,
+        needed: 3,
+        message: "assignment identical for 1 of 3 polls",
+      },
+      heldReason("connect-1", 12, 60_000),
+    ];
     const state = aRollout()
-      .settling(1, [
-        {
-          code: "assignment-unstable",
-          stablePolls: 1,
-          needed: 3,
-          message: "assignment identical for 1 of 3 polls",
-        },
-        heldReason("connect-1", 12, 60_000),
-      ])
-      .finished("aborted", "aborted by U2 while connect-1 was settling")
+      .settling(1, gate)
+      .finished("aborted", { kind: "aborted-while-settling", by: "U2", worker: "connect-1", gate })
       .build();
     expect(report(state, stepStart(2))).toContain(
       "the gate had not passed: 12 tasks of connect-1 held by the scheduled delay: 1m00s left (+1 more)",

@@ -33,6 +33,7 @@ const busy: ClusterOverview = {
     result: "failed",
     finishedAt: NOW - 86_400_000,
     requestedBy: "U2",
+    maxDataGapMs: 23_000,
     permalink: null,
   },
   window: { kind: "closed", next: "Sat 22:00 Europe/Berlin" },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderParent } from "../../../src/chat/views/render-parent.js";
-import type { RolloutState } from "../../../src/core/rollout/rollout-types.js";
+import type { RolloutState } from "../../../src/core/rollout/rollout-state.js";
 import type { GateReason } from "../../../src/core/settle/settle-types.js";
 import { blockText, limitViolations } from "./block-text.js";
 import { aRollout, heldReason, MINUTE, SECOND, stepStart, T0 } from "./rollout-state-builder.js";
@@ -59,11 +59,7 @@ describe("renderParent", () => {
 
   it("awaiting approval", () => {
     const state = aRollout({ eagerWindows: [{ fromStep: 1, toStep: 1 }] })
-      .awaiting({
-        kind: "eager-window",
-        step: 1,
-        prompt: "Step 1 runs while the group negotiates eager. Approve?",
-      })
+      .awaiting({ kind: "eager-window", cluster: "prod-cluster", worker: "connect-1" })
       .build();
     const text = parent(state, stepStart(1) + 10 * SECOND);
     expect(text).toContain("awaiting approval: eager window");
@@ -87,7 +83,7 @@ describe("renderParent", () => {
   it("succeeded: carries the final report", () => {
     const state = aRollout()
       .settledThrough(6, { tasksMoved: 1 })
-      .finished("succeeded", "every worker settled on 3.7.1")
+      .finished("succeeded", { kind: "all-settled" })
       .build();
     expect(parent(state, stepStart(8))).toMatchSnapshot();
   });
@@ -96,19 +92,21 @@ describe("renderParent", () => {
     const state = aRollout()
       .settledThrough(2)
       .settling(3, [heldReason("connect-3", 14, 120_000)])
-      .finished(
-        "aborted",
-        "aborted by U2 while connect-3 was settling (it is back; the gate had not passed: 14 tasks of connect-3 held by the scheduled delay: 2m00s left)",
-      )
+      .finished("aborted", {
+        kind: "aborted-while-settling",
+        by: "U2",
+        worker: "connect-3",
+        gate: [heldReason("connect-3", 14, 120_000)],
+      })
       .build();
     expect(parent(state, stepStart(4))).toMatchSnapshot();
   });
 
-  it("failed: restart failed, then aborted at the prompt", () => {
+  it("restart failed, then aborted at the prompt", () => {
     const state = aRollout()
       .settledThrough(3)
       .failed(4, "webhook answered 500: internal error")
-      .finished("failed", "restarting connect-4 failed: webhook answered 500: internal error")
+      .finished("aborted", { kind: "aborted-at-prompt", by: "U2", approval: "restart-failed" })
       .build();
     expect(parent(state, stepStart(5))).toMatchSnapshot();
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type HistoryViewEntry, renderHistory } from "../../../src/chat/views/render-history.js";
 import { renderStatus, type StatusEntry, statusStateOf } from "../../../src/chat/views/render-status.js";
-import type { HistoryEntry } from "../../../src/jobs/audit-and-history.js";
+import type { HistoryEntry } from "../../../src/jobs/store/audit-and-history.js";
 import { blockText, limitViolations } from "./block-text.js";
 import { aRollout, MINUTE, T0 } from "./rollout-state-builder.js";
 
@@ -62,6 +62,7 @@ describe("renderHistory", () => {
     stepsTotal: 6,
     tasksMoved: 6,
     taskDowntimeMs: 30 * MINUTE,
+    maxDataGapMs: 23_000,
     thread: { channel: "C0ROLL", ts: "1714572000.000100" },
   };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderStepReply } from "../../../src/chat/views/render-step-reply.js";
-import type { RolloutState } from "../../../src/core/rollout/rollout-types.js";
+import type { RolloutState } from "../../../src/core/rollout/rollout-state.js";
 import type { GateReason } from "../../../src/core/settle/settle-types.js";
 import { blockText, limitViolations } from "./block-text.js";
 import { aRollout, heldReason, MINUTE, SECOND, stepStart } from "./rollout-state-builder.js";
@@ -95,6 +95,18 @@ describe("renderStepReply", () => {
     expect(reply(aRollout().settled(1).build(), 1, stepStart(2))).toMatchSnapshot();
   });
 
+  it("settled, with the data its tasks stopped and a sink's growing lag", () => {
+    const state = aRollout()
+      .settled(1)
+      .dataFlow(1, { "orders/0": 21_000, "orders/3": 23_400, "orders/5": 20_100 }, [
+        { task: "orders-sink/2", lag: 12_400, trend: "falling" },
+      ])
+      .build();
+    const text = reply(state, 1, stepStart(2));
+    expect(text).toContain("📉 data stopped 21s for connect-1's 3 tasks; longest 23s, orders/3");
+    expect(text).toContain("🐢 lag 12,400 records on orders-sink/2, falling");
+  });
+
   it("settled leader step is marked", () => {
     const state = aRollout({ workers: 3 }).settledThrough(3, { tasksMoved: 6 }).build();
     const text = reply(state, 3, stepStart(4));
@@ -103,7 +115,9 @@ describe("renderStepReply", () => {
   });
 
   it("skipped", () => {
-    expect(reply(aRollout().skipped(1, "already runs 3.7.1").build(), 1, stepStart(2))).toMatchSnapshot();
+    expect(
+      reply(aRollout().skipped(1, { kind: "on-target", version: "3.7.1" }).build(), 1, stepStart(2)),
+    ).toMatchSnapshot();
   });
 
   it("continued anyway", () => {

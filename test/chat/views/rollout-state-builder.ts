@@ -1,15 +1,19 @@
+import {
+  type ApprovalFacts,
+  type ApprovalRecord,
+  approvalKindOf,
+  type Decision,
+  type PendingApproval,
+} from "../../../src/core/rollout/approval-types.js";
+import type { FinishReason, SkipReason } from "../../../src/core/rollout/rollout-reasons.js";
 import type {
-  ApprovalRecord,
-  Decision,
-  FinishReason,
-  PendingApproval,
   Phase,
   RolloutResult,
   RolloutState,
-  SkipReason,
+  StepDataFlow,
   StepMeasurements,
   StepRecord,
-} from "../../../src/core/rollout/rollout-types.js";
+} from "../../../src/core/rollout/rollout-state.js";
 import { NO_MEASUREMENTS } from "../../../src/core/rollout/step-helpers.js";
 import type { Baseline, GateReason } from "../../../src/core/settle/settle-types.js";
 import {
@@ -129,12 +133,8 @@ export class RolloutStateBuilder {
     return this;
   }
 
-  /** A sentence for the reason is one an older checkpoint holds (`{ kind: "text" }`). */
-  skipped(n: number, reason: SkipReason | string = { kind: "on-target", version: "3.7.1" }): this {
-    this.step(n, {
-      status: "skipped",
-      note: typeof reason === "string" ? { kind: "text", text: reason } : reason,
-    });
+  skipped(n: number, reason: SkipReason = { kind: "on-target", version: "3.7.1" }): this {
+    this.step(n, { status: "skipped", note: reason });
     return this.phase({ kind: "before-step", step: n + 1 });
   }
 
@@ -159,22 +159,34 @@ export class RolloutStateBuilder {
     return this;
   }
 
-  awaiting(approval: Partial<PendingApproval> & Pick<PendingApproval, "kind">): this {
+  /** Asks about `facts` (its kind follows from them), at step 1 unless `approval` says otherwise. */
+  awaiting(facts: ApprovalFacts, approval: Partial<Omit<PendingApproval, "facts" | "kind">> = {}): this {
     const step = approval.step === undefined ? 1 : approval.step;
     const full: PendingApproval = {
       id: `${this.state.jobId}:a${this.state.seq + 1}`,
+      kind: approvalKindOf(facts),
       step,
-      prompt: `Approve ${approval.kind}?`,
-      details: [],
       options: ["approve", "abort"],
       askedAt: step === null ? T0 + MINUTE : stepStart(step),
       ...approval,
+      facts,
     };
     this.state = { ...this.state, seq: this.state.seq + 1 };
     return this.phase(
       { kind: "awaiting-approval", approval: full, resume: { kind: "step-done", step: step ?? 1 } },
       full.askedAt,
     );
+  }
+
+  /** Data flow visible: the plan learned `flowing` tasks and `idle`; step n's tasks had these gaps (and lag). */
+  dataFlow(n: number, gaps: Readonly<Record<string, number>>, lag: StepDataFlow["lag"] = []): this {
+    const plan = this.state.plan;
+    if (plan !== null && plan.dataFlow.kind !== "visible")
+      this.state = {
+        ...this.state,
+        plan: { ...plan, dataFlow: { kind: "visible", flowing: 22, idle: ["audit/0", "audit/1"] } },
+      };
+    return this.step(n, { dataFlow: { gaps, idle: 2, lag } });
   }
 
   decided(record: ApprovalRecord): this {
@@ -187,12 +199,10 @@ export class RolloutStateBuilder {
     return this.phase({ kind: "paused", step: n, by, at }, at);
   }
 
-  /** A sentence for the reason is one an older checkpoint holds (`{ kind: "text" }`). */
-  finished(result: RolloutResult, reason: FinishReason | string, at?: number): this {
+  finished(result: RolloutResult, reason: FinishReason, at?: number): this {
     const finishedAt = at ?? this.state.updatedAt + 10 * SECOND;
     this.state = { ...this.state, finishedAt };
-    const facts: FinishReason = typeof reason === "string" ? { kind: "text", text: reason } : reason;
-    return this.phase({ kind: "finished", result, reason: facts }, finishedAt);
+    return this.phase({ kind: "finished", result, reason }, finishedAt);
   }
 
   build(): RolloutState {

@@ -1,11 +1,12 @@
 import type { StepWindow } from "../../../src/core/plan/plan-types.js";
-import { resolveRolloutSettings } from "../../../src/core/rollout/resolve-rollout-settings.js";
 import {
   ROLLOUT_STATE_VERSION,
   type RolloutState,
   type StepRecord,
-} from "../../../src/core/rollout/rollout-types.js";
+} from "../../../src/core/rollout/rollout-state.js";
 import { pendingStep } from "../../../src/core/rollout/step-helpers.js";
+import { EMPTY_FLOW_TRACK } from "../../../src/core/settle/track-flow.js";
+import { resolvedSettings } from "../../support/rollout-settings.js";
 import { planFor } from "./plan-fixture.js";
 
 /** Where `aRollout` (rollout-state-builder.ts) starts: its clock, its options, the rollout before step 1. */
@@ -66,7 +67,7 @@ export function initialRolloutState(options: RolloutOptions): RolloutState {
     startedAt: T0,
     updatedAt: T0 + MINUTE,
     finishedAt: null,
-    settings: resolveRolloutSettings({
+    settings: resolvedSettings({
       planPolicy: {
         connectProtocol: null,
         scheduledRebalanceMaxDelayMs: 300_000,
@@ -86,8 +87,10 @@ export function initialRolloutState(options: RolloutOptions): RolloutState {
     approvals: [],
     granted: [],
     pendingControl: null,
-    track: { at: null, epoch: null, lastWorker: {}, down: [] },
+    track: { at: null, epoch: null, lastWorker: {}, down: [], eager: false },
     seq: 0,
     openWindow: null,
+    timeline: [],
+    flow: EMPTY_FLOW_TRACK,
   };
 }

@@ -201,9 +201,21 @@ describe("planRollout findings", () => {
     if (row.severity === "block") expect(plan.needsApproval).toBe(true);
   });
 
-  it("a healthy 3.6 → 3.7 cluster has no warn or block finding", () => {
-    const plan = planRollout(healthy().build(), target, policy);
+  it("a healthy 3.6 → 3.7 cluster has no warn or block finding (its data flow learned)", () => {
+    const learned = { kind: "visible", flowing: 9, idle: [] } as const;
+    const plan = planRollout(healthy().build(), target, policy, learned);
     expect(plan.findings.filter((f) => f.severity !== "info")).toEqual([]);
+    expect(plan.findings.find((f) => f.code === "data-flow")?.message).toBe(
+      "Data flow: 9 tasks move data and each must move data again after its restart; 0 idle, exempt.",
+    );
+  });
+
+  it("says once and why when the workers' metrics have no per-task series", () => {
+    const plan = planRollout(healthy().build(), target, policy);
+    expect(plan.dataFlow).toEqual({ kind: "unseen", workers: ["worker-1", "worker-2", "worker-3"] });
+    expect(plan.findings.filter((f) => f.code === "data-flow-unseen")).toEqual([
+      expect.objectContaining({ severity: "warn" }),
+    ]);
   });
 
   it("finding codes are kebab-case", () => {

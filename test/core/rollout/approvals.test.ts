@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Decision } from "../../../src/core/rollout/rollout-types.js";
+import type { Decision } from "../../../src/core/rollout/approval-types.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
 import { startDriver, worded } from "./rollout-driver.js";
 import { cluster, down } from "./rollout-fixtures.js";
@@ -49,7 +49,7 @@ describe("decide: blocking findings before any restart", () => {
     d.answer(5_000, "approve").read(5_000, start());
     if (alsoEager) d.answer(6_000, "approve").read(6_000, start());
     expect(d.lines).toEqual([
-      "read → rollout-planned, approval-requested | await-approval(blocking-findings)",
+      "read → rollout-planned, data-flow-unseen, approval-requested | await-approval(blocking-findings)",
       "approve → approval-decided | read-cluster(0)",
       ...(alsoEager
         ? [

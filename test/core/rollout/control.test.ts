@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { clusterStateSentence, finishReasonText } from "../../../src/chat/views/rollout-wording.js";
 import { summarizeRollout } from "../../../src/core/rollout/summarize.js";
+import { finishReasonText } from "../../../src/wording/reason-text.js";
+import { clusterStateSentence } from "../../../src/wording/summary-text.js";
 import { startDriver } from "./rollout-driver.js";
 import { backHeld, cluster, down } from "./rollout-fixtures.js";
 import { rollFollower } from "./rollout-scripts.js";
@@ -130,7 +131,7 @@ describe("decide: abort while settling or awaiting an approval", () => {
       reason,
       totals: { wallMs: 25_000, stepsDone: 0 },
     });
-    // As the views word it (src/chat/views/rollout-wording.ts), for the report, `run` and its summary.
+    // In its words (src/wording/reason-text.ts), for the report, `run` and its summary.
     expect(reason && finishReasonText(reason)).toBe(
       "aborted by dave while worker-1 was settling (it is back; the gate had not passed: " +
         "3 tasks of worker-1 held by the scheduled delay: 40s left; assignment identical for 1 of 2 polls)",

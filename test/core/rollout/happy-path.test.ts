@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clusterStateSentence } from "../../../src/chat/views/rollout-wording.js";
 import { summarizeRollout } from "../../../src/core/rollout/summarize.js";
+import { clusterStateSentence } from "../../../src/wording/summary-text.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
 import { startDriver } from "./rollout-driver.js";
 import { cluster, down, TO } from "./rollout-fixtures.js";
@@ -33,7 +33,7 @@ describe("decide: happy path, 3 workers 3.6.1 → 3.7.1, leader last", () => {
     const d = startDriver();
     rollFollower(d, "worker-1", 0);
     expect(d.lines).toEqual([
-      "read → rollout-planned, step-started | restart-worker(worker-1)",
+      "read → rollout-planned, data-flow-unseen, step-started | restart-worker(worker-1)",
       "accepted → restart-issued | probe-worker(worker-1, 10000)",
       "read → - | probe-worker(worker-1, 10000)",
       "read → worker-back, gate-waiting | read-cluster(10000)",

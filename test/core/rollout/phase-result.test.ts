@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, isAppError } from "../../../src/core/errors.js";
 import { done, followReentries, reenter, toNextStep } from "../../../src/core/rollout/phase-result.js";
-import type { RolloutEffect } from "../../../src/core/rollout/rollout-types.js";
+import type { RolloutEffect } from "../../../src/core/rollout/rollout-io.js";
 import { startDriver } from "./rollout-driver.js";
 
 const state = () => startDriver().state;

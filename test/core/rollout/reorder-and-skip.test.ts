@@ -79,7 +79,9 @@ describe("decide: workers already on the target version", () => {
 
   it("every worker on the target at planning time: nothing to do", () => {
     const d = startDriver().read(0, cluster("worker-1", "worker-2", "worker-3"));
-    expect(d.lines).toEqual(["read → rollout-planned, rollout-finished | finish(succeeded)"]);
+    expect(d.lines).toEqual([
+      "read → rollout-planned, data-flow-unseen, rollout-finished | finish(succeeded)",
+    ]);
     expect(d.eventsOf("rollout-finished")[0]?.reason).toEqual({ kind: "nothing-to-do" });
   });
 

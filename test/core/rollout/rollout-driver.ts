@@ -1,20 +1,16 @@
-import { approvalDetails, approvalPrompt } from "../../../src/chat/views/approval-text.js";
 import type { RolloutTarget } from "../../../src/core/plan/plan-types.js";
-import { decide, startRollout } from "../../../src/core/rollout/decide.js";
-import {
-  type RolloutSettingsInput,
-  resolveRolloutSettings,
-} from "../../../src/core/rollout/resolve-rollout-settings.js";
+import type { Decision, PendingApproval } from "../../../src/core/rollout/approval-types.js";
+import { beginRollout, decide } from "../../../src/core/rollout/decide.js";
 import type {
-  Decision,
-  PendingApproval,
   RolloutEffect,
   RolloutEvent,
   RolloutInput,
-  RolloutState,
   Transition,
-} from "../../../src/core/rollout/rollout-types.js";
+} from "../../../src/core/rollout/rollout-io.js";
+import type { RolloutState } from "../../../src/core/rollout/rollout-state.js";
+import { approvalDetails, approvalPrompt } from "../../../src/wording/approval-text.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
+import { resolvedSettings, type TestSettings } from "../../support/rollout-settings.js";
 import { SETTINGS, UPGRADE } from "./rollout-fixtures.js";
 
 type RestartWorker = Extract<RolloutEffect, { kind: "restart-worker" }>;
@@ -22,8 +18,8 @@ type EventOf<K extends RolloutEvent["kind"]> = Extract<RolloutEvent, { kind: K }
 
 export interface DriverOptions {
   readonly target?: RolloutTarget;
-  /** Settings as they enter core (resolved like the composition root resolves them). */
-  readonly settings?: Partial<RolloutSettingsInput>;
+  /** Settings as a test writes them (resolved like the composition root resolves them). */
+  readonly settings?: Partial<TestSettings>;
   readonly now?: number;
 }
 
@@ -134,7 +130,7 @@ export type WordedApproval = PendingApproval & {
   readonly details: readonly string[];
 };
 
-/** An approval with the prompt and details the views word from its facts (src/chat/views/approval-text.ts). */
+/** An approval with the prompt and details worded from its facts (src/wording/approval-text.ts). */
 export function worded(approval: PendingApproval): WordedApproval {
   return { ...approval, prompt: approvalPrompt(approval), details: approvalDetails(approval) };
 }
@@ -158,17 +154,17 @@ function describeAction(e: RolloutEffect): string {
 
 /** A new rollout (job "job-1", requested by "bob") waiting for its first read. */
 export function startDriver(options: DriverOptions = {}): RolloutDriver {
-  const t = startRollout({
+  const t = beginRollout({
     jobId: "job-1",
     cluster: "prod",
     target: options.target ?? UPGRADE,
     image: null,
     requestedBy: "bob",
-    settings: resolveRolloutSettings({ ...SETTINGS, ...options.settings }),
+    settings: resolvedSettings({ ...SETTINGS, ...options.settings }),
     now: options.now ?? 0,
   });
   const first = t.effects.at(-1);
-  if (!first) throw new Error("startRollout returned no effect");
+  if (!first) throw new Error("beginRollout returned no effect");
   return new RolloutDriver(t.state, first);
 }
 

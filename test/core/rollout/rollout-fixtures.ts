@@ -1,6 +1,6 @@
 import type { RolloutTarget } from "../../../src/core/plan/plan-types.js";
-import type { RolloutSettingsInput } from "../../../src/core/rollout/resolve-rollout-settings.js";
 import { aCluster, type ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
+import type { TestSettings } from "../../support/rollout-settings.js";
 
 export const FROM = "3.6.1";
 export const TO = "3.7.1";
@@ -11,7 +11,7 @@ export const RESTART: RolloutTarget = { kind: "restart", version: FROM, argument
  * Polls every 10 s, a 60 s scheduled delay, 20 s expected restarts; the gate wants 2 identical polls and calls a
  * step slow 60 s after the delay deadline (after the stop for the leader).
  */
-export const SETTINGS: RolloutSettingsInput = {
+export const SETTINGS: TestSettings = {
   planPolicy: { connectProtocol: null, scheduledRebalanceMaxDelayMs: 60_000, expectedRestartMs: 20_000 },
   gatePolicy: { consecutivePolls: 2, quietPeriodMs: 10_000, expectedSettleMs: 60_000 },
   pollIntervalMs: 10_000,

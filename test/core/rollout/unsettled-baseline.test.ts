@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { finishReasonText } from "../../../src/chat/views/rollout-wording.js";
+import { finishReasonText } from "../../../src/wording/reason-text.js";
 import { aCluster } from "../../support/cluster-snapshot-builder.js";
 import { startDriver } from "./rollout-driver.js";
 import { cluster, SETTINGS, WORKERS } from "./rollout-fixtures.js";

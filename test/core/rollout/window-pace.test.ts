@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PlanPolicy } from "../../../src/core/plan/plan-types.js";
 import { backPollMs, windowGatePollMs } from "../../../src/core/rollout/poll-cadence.js";
-import type { RolloutEffect } from "../../../src/core/rollout/rollout-types.js";
+import type { RolloutEffect } from "../../../src/core/rollout/rollout-io.js";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
 import { type RolloutDriver, startDriver } from "./rollout-driver.js";
 import { backHeld, cluster, down, RESTART, SETTINGS, TO } from "./rollout-fixtures.js";

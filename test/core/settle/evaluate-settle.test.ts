@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { evaluateSettle } from "../../../src/core/settle/evaluate-settle.js";
-import type { GateReason, SettleVerdict } from "../../../src/core/settle/settle-types.js";
+import type {
+  Baseline,
+  GatePolicy,
+  GateReason,
+  SettleVerdict,
+} from "../../../src/core/settle/settle-types.js";
+import type { ClusterSnapshot } from "../../../src/core/snapshot.js";
 import {
   baselineFor,
   cluster,
@@ -9,6 +15,15 @@ import {
   pollsAt,
   STOP_AT,
 } from "./settle-fixtures.js";
+
+/** The gate's verdict on `polls`, evaluated when the last of them was read. */
+function verdictOn(
+  baseline: Baseline,
+  polls: readonly ClusterSnapshot[],
+  policy: GatePolicy = {},
+): SettleVerdict {
+  return evaluateSettle({ baseline, polls, policy, now: polls.at(-1)?.readAt ?? 0 });
+}
 
 const codes = (v: SettleVerdict) => (v.kind === "settled" ? [] : v.reasons.map((r) => r.code));
 const reason = <C extends GateReason["code"]>(v: SettleVerdict, code: C) =>
@@ -22,12 +37,7 @@ describe("evaluateSettle: graceful follower bounce", () => {
 
   it("reports the tasks held by the scheduled delay with the remaining time, not slowness", () => {
     const now = DEADLINE - 130_000;
-    const verdict = evaluateSettle({
-      baseline,
-      polls: pollsAt([now - 20_000, now - 10_000, now], held),
-      policy: {},
-      now,
-    });
+    const verdict = verdictOn(baseline, pollsAt([now - 20_000, now - 10_000, now], held));
     expect(verdict.kind).toBe("waiting");
     const r = reason(verdict, "held-by-scheduled-delay");
     expect(r?.message).toBe("3 tasks of worker-3 held by the scheduled delay: 2m10s left");
@@ -42,27 +52,20 @@ describe("evaluateSettle: graceful follower bounce", () => {
   it("while the worker is still down, says so as well", () => {
     const now = STOP_AT + 20_000;
     const down = () => held().withWorker("worker-3", (w) => w.unreachable());
-    const verdict = evaluateSettle({ baseline, polls: pollsAt([now], down), policy: {}, now });
+    const verdict = verdictOn(baseline, pollsAt([now], down));
     expect(codes(verdict)).toEqual(expect.arrayContaining(["held-by-scheduled-delay", "worker-down"]));
   });
 
   it("settles after the deadline once N identical polls are seen", () => {
     const t = DEADLINE + 20_000;
     const back = () => cluster();
-    const two = evaluateSettle({
-      baseline,
-      polls: pollsAt([t, t + 5_000], back),
-      policy: {},
-      now: t + 5_000,
-    });
+    const two = verdictOn(baseline, pollsAt([t, t + 5_000], back));
     expect(codes(two)).toEqual(["assignment-unstable"]);
     expect(reason(two, "assignment-unstable")).toMatchObject({ stablePolls: 2, needed: 3 });
-    const three = evaluateSettle({
-      baseline,
-      polls: [...pollsAt([DEADLINE - 5_000], held), ...pollsAt([t, t + 5_000, t + 10_000], back)],
-      policy: {},
-      now: t + 10_000,
-    });
+    const three = verdictOn(baseline, [
+      ...pollsAt([DEADLINE - 5_000], held),
+      ...pollsAt([t, t + 5_000, t + 10_000], back),
+    ]);
     expect(three).toEqual({ kind: "settled" });
   });
 
@@ -75,25 +78,15 @@ describe("evaluateSettle: graceful follower bounce", () => {
       ...pollsAt([t + 10_000], moved),
       ...pollsAt([t + 15_000, t + 20_000], back),
     ];
-    const verdict = evaluateSettle({ baseline, polls, policy: {}, now: t + 20_000 });
+    const verdict = verdictOn(baseline, polls);
     expect(reason(verdict, "assignment-unstable")).toMatchObject({ stablePolls: 2 });
-    const settled = evaluateSettle({
-      baseline,
-      polls: [...polls, ...pollsAt([t + 25_000], back)],
-      policy: {},
-      now: t + 25_000,
-    });
+    const settled = verdictOn(baseline, [...polls, ...pollsAt([t + 25_000], back)]);
     expect(settled.kind).toBe("settled");
   });
 
   it("becomes slow only past expectedSettleMs beyond the deadline", () => {
     const late = DEADLINE + 150_000;
-    const verdict = evaluateSettle({
-      baseline,
-      polls: pollsAt([late - 10_000, late], held),
-      policy: { expectedSettleMs: 120_000 },
-      now: late,
-    });
+    const verdict = verdictOn(baseline, pollsAt([late - 10_000, late], held), { expectedSettleMs: 120_000 });
     expect(reason(verdict, "held-by-scheduled-delay")?.message).toBe(
       "3 tasks of worker-3 held by the scheduled delay: deadline passed 2m30s ago",
     );
@@ -113,12 +106,7 @@ describe("evaluateSettle: crash", () => {
 
   it("stale RUNNING tasks of the empty worker do not pass, even over N identical polls", () => {
     const now = STOP_AT + 100_000;
-    const verdict = evaluateSettle({
-      baseline,
-      polls: pollsAt([now - 10_000, now - 5_000, now], empty),
-      policy: {},
-      now,
-    });
+    const verdict = verdictOn(baseline, pollsAt([now - 10_000, now - 5_000, now], empty));
     expect(verdict.kind).toBe("waiting");
     expect(reason(verdict, "held-by-scheduled-delay")?.heldTasks).toHaveLength(3);
     expect(reason(verdict, "held-by-scheduled-delay")?.remainingMs).toBe(DEADLINE + 10_000 - now);
@@ -127,12 +115,7 @@ describe("evaluateSettle: crash", () => {
   it("stale RUNNING tasks of a dead worker do not pass", () => {
     const now = STOP_AT + 100_000;
     const dead = () => staleAfterCrash().withWorker("worker-3", (w) => w.unreachable());
-    const verdict = evaluateSettle({
-      baseline,
-      polls: pollsAt([now - 10_000, now - 5_000, now], dead),
-      policy: {},
-      now,
-    });
+    const verdict = verdictOn(baseline, pollsAt([now - 10_000, now - 5_000, now], dead));
     expect(verdict.kind).toBe("waiting");
     expect(codes(verdict)).toEqual(expect.arrayContaining(["worker-down", "held-by-scheduled-delay"]));
   });
@@ -143,12 +126,7 @@ describe("evaluateSettle: crash", () => {
       staleAfterCrash()
         .withWorkers(3, (w) => w.noMetrics())
         .withWorker("worker-3", (w) => w.unreachable());
-    const verdict = evaluateSettle({
-      baseline,
-      polls: pollsAt([now - 10_000, now - 5_000, now], dead),
-      policy: {},
-      now,
-    });
+    const verdict = verdictOn(baseline, pollsAt([now - 10_000, now - 5_000, now], dead));
     expect(verdict.kind).toBe("waiting");
   });
 });
@@ -160,7 +138,7 @@ describe("evaluateSettle: leader step", () => {
     expect(baseline.delayDeadline).toBeNull();
     const now = STOP_AT + 30_000;
     const state = () => cluster().withEachConnector((c) => c.moveTasks("worker-1", "worker-1", "UNASSIGNED"));
-    const verdict = evaluateSettle({ baseline, polls: pollsAt([now], state), policy: {}, now });
+    const verdict = verdictOn(baseline, pollsAt([now], state));
     expect(codes(verdict)).toContain("tasks-not-running");
     expect(codes(verdict)).not.toContain("held-by-scheduled-delay");
   });

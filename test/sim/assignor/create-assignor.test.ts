@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  behaviourForVersion,
-  createAssignor,
-  roundRobinsLostWork,
-} from "../../../src/sim/assignor/create-assignor.js";
+import { behaviourForVersion, createAssignor } from "../../../src/sim/assignor/create-assignor.js";
 import { exponentialBackoff } from "../../../src/sim/assignor/load-balancing.js";
+import { roundRobinsLostWork } from "../../../src/sim/protocol-model.js";
 
 describe("createAssignor / behaviourForVersion", () => {
   it.each([

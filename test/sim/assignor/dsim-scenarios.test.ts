@@ -2,12 +2,20 @@
 import { describe, expect, it } from "vitest";
 import { Cluster, REBALANCE_DELAY } from "./harness.js";
 
+/** `workers` workers with `workers` connectors of 4 tasks each, balanced: 4 tasks on every worker. */
+function balanced(workers: 3 | 4): Cluster {
+  const c = new Cluster().addConnector("connector3", 4);
+  if (workers === 4) c.addConnector("connector4", 4);
+  c.addWorkers(...["worker2", "worker3", "worker4"].slice(0, workers - 1));
+  c.rebalance();
+  c.rebalance();
+  expect(c.taskCounts()).toEqual(Array(workers).fill(4));
+  return c;
+}
+
 describe("rolling-restart cases worked out from the source", () => {
   it("worker returns after expiry: survivors take its work, then revoke + follow-up rebalance it back", () => {
-    const c = new Cluster().addConnector("connector3", 4).addWorkers("worker2", "worker3");
-    c.rebalance();
-    c.rebalance();
-    expect(c.taskCounts()).toEqual([4, 4, 4]);
+    const c = balanced(3);
 
     c.removeWorkers("worker3").rebalance();
     expect(c.delay).toBe(REBALANCE_DELAY);
@@ -24,10 +32,7 @@ describe("rolling-restart cases worked out from the source", () => {
   });
 
   it("follower w2 bounced (back at 30 s), then the leader bounced at 60 s: the window is abandoned", () => {
-    const c = new Cluster().addConnector("connector3", 4).addWorkers("worker2", "worker3");
-    c.rebalance();
-    c.rebalance();
-    expect(c.taskCounts()).toEqual([4, 4, 4]);
+    const c = balanced(3);
 
     c.removeWorkers("worker2").rebalance();
     expect(c.delay).toBe(REBALANCE_DELAY);
@@ -47,13 +52,7 @@ describe("rolling-restart cases worked out from the source", () => {
   });
 
   it("two followers bounced inside one window, both back: one shared deadline, nothing moves before it", () => {
-    const c = new Cluster()
-      .addConnector("connector3", 4)
-      .addConnector("connector4", 4)
-      .addWorkers("worker2", "worker3", "worker4");
-    c.rebalance();
-    c.rebalance();
-    expect(c.taskCounts()).toEqual([4, 4, 4, 4]);
+    const c = balanced(4);
 
     c.removeWorkers("worker2").rebalance();
     expect(c.delay).toBe(300_000);
@@ -74,12 +73,7 @@ describe("rolling-restart cases worked out from the source", () => {
   });
 
   it("two followers bounced, only one back by the deadline: it gets all, the excess is trimmed unstarted", () => {
-    const c = new Cluster()
-      .addConnector("connector3", 4)
-      .addConnector("connector4", 4)
-      .addWorkers("worker2", "worker3", "worker4");
-    c.rebalance();
-    c.rebalance();
+    const c = balanced(4);
     c.removeWorkers("worker2").rebalance();
     c.sleep(30_000).addWorkers("worker2b").rebalance();
     c.sleep(30_000).removeWorkers("worker3").rebalance();

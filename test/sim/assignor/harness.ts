@@ -3,6 +3,7 @@
  * assignment, each rebalance increments the generation, passes lastCompleted = generation − 1 (− 2 for a
  * "mismatched generation"), and applies revocations then new assignments unless the round "failed".
  */
+import { expect } from "vitest";
 import { createIncrementalAssignor } from "../../../src/sim/assignor/incremental-assignor.js";
 import type { AssignmentRoundResult, Assignor, AssignorBehaviour } from "../../../src/sim/assignor/types.js";
 
@@ -169,5 +170,45 @@ export class Cluster {
       new Set(ts).size === ts.length &&
       ts.length === totalTasks
     );
+  }
+}
+
+/**
+ * One rebalance of a ported case: what happens before it (workers join or leave, time passes, a new leader), then
+ * what the round must show: the delay it sends ("positive": any), how many revocations it leaves, and how many
+ * connectors and tasks each worker holds, "connectors / tasks" ("0 1 / 0 4": two workers, the second with one
+ * connector and four tasks; "empty": it assigns nothing new).
+ */
+export interface Round {
+  readonly before?: (c: Cluster) => unknown;
+  readonly options?: RebalanceOptions;
+  readonly delay?: number | "positive";
+  readonly revoked?: number;
+  readonly allocations?: string;
+  readonly completeAndUnique?: true;
+}
+
+export interface Case {
+  readonly name: string;
+  readonly cluster: () => Cluster;
+  readonly rounds: readonly Round[];
+}
+
+/** "0 1 / 0 4" → [[0, 1], [0, 4]]. */
+export const counts = (text: string): number[][] =>
+  text.split("/").map((part) => part.trim().split(/\s+/).map(Number));
+
+/** Plays a case's rounds on `c`, checking what each says. */
+export function playRounds(c: Cluster, rounds: readonly Round[]): void {
+  for (const [i, round] of rounds.entries()) {
+    round.before?.(c);
+    c.rebalance(round.options);
+    const at = `round ${i + 1}`;
+    if (round.delay === "positive") expect(c.delay, at).toBeGreaterThan(0);
+    else if (round.delay !== undefined) expect(c.delay, at).toBe(round.delay);
+    if (round.revoked !== undefined) expect(c.revokedCount(), at).toBe(round.revoked);
+    if (round.allocations === "empty") expect(c.isEmptyAssignment(), at).toBe(true);
+    else if (round.allocations !== undefined) expect(c.allocations(), at).toEqual(counts(round.allocations));
+    if (round.completeAndUnique) expect(c.isCompleteAndUnique(), at).toBe(true);
   }
 }

@@ -1,408 +1,209 @@
 import { describe, expect, it } from "vitest";
 import { isAppError } from "../../../src/core/errors.js";
 import { createIncrementalAssignor } from "../../../src/sim/assignor/incremental-assignor.js";
-import { Cluster, REBALANCE_DELAY, trunkBehaviour } from "./harness.js";
+import { type Case, Cluster, playRounds, REBALANCE_DELAY, trunkBehaviour } from "./harness.js";
 
 const withDelay = (maxDelayMs: number) => () => createIncrementalAssignor(trunkBehaviour(maxDelayMs));
 
+const dupTasks = [0, 1, 2, 3].map((i) => `connector1/${i}`);
+
+/** Kafka's IncrementalCooperativeAssignorTest cases, each as its rounds. */
+const CASES: readonly Case[] = [
+  {
+    name: "testTaskAssignmentWhenWorkerJoins",
+    cluster: () => new Cluster(),
+    rounds: [
+      { delay: 0, allocations: "2 / 8" },
+      { before: (c) => c.addWorkers("worker2"), delay: 0, allocations: "0 1 / 0 4" },
+      { revoked: 0, delay: 0, allocations: "1 1 / 4 4" },
+      { before: (c) => c.sleep(c.delay), delay: 0, allocations: "empty" },
+    ],
+  },
+  {
+    name: "testAssignmentsWhenWorkersJoinAfterRevocations",
+    cluster: () => new Cluster().addConnector("connector3", 4),
+    rounds: [
+      { delay: 0, allocations: "3 / 12" },
+      { before: (c) => c.addWorkers("worker2"), allocations: "0 2 / 0 6" },
+      { before: (c) => c.addWorkers("worker3"), delay: 40, revoked: 0, allocations: "0 1 2 / 3 3 6" },
+      { before: (c) => c.sleep(c.delay).addWorkers("worker4"), allocations: "0 0 1 1 / 0 3 3 3" },
+      { before: (c) => c.addWorkers("worker5"), delay: 1600, allocations: "0 0 1 1 1 / 1 2 3 3 3" },
+      {
+        before: (c) => c.sleep(c.delay).addWorkers("worker6"),
+        delay: 0,
+        allocations: "0 0 0 1 1 1 / 0 1 2 2 2 2",
+      },
+      { allocations: "0 0 0 1 1 1 / 2 2 2 2 2 2", completeAndUnique: true },
+    ],
+  },
+  {
+    name: "testImmediateRevocationsWhenMaxDelayIs0",
+    cluster: () => new Cluster(withDelay(0)).addConnector("connector3", 4),
+    rounds: [
+      { allocations: "3 / 12" },
+      { before: (c) => c.addWorkers("worker2"), allocations: "0 2 / 0 6" },
+      { before: (c) => c.addWorkers("worker3"), delay: 0, allocations: "0 1 1 / 3 3 4" },
+      { revoked: 0, allocations: "1 1 1 / 4 4 4" },
+    ],
+  },
+  {
+    name: "testSuccessiveRevocationsWhenMaxDelayIsEqualToExpBackOffInitialInterval",
+    cluster: () => new Cluster(withDelay(1)).addConnector("connector3", 4),
+    rounds: [
+      {},
+      { before: (c) => c.addWorkers("worker2") },
+      { before: (c) => c.addWorkers("worker3"), delay: 1, allocations: "0 1 2 / 3 3 6" },
+    ],
+  },
+  {
+    name: "testWorkerJoiningDuringDelayedRebalance",
+    cluster: () => new Cluster().addConnector("connector3", 4),
+    rounds: [
+      {},
+      { before: (c) => c.addWorkers("worker2") },
+      { before: (c) => c.addWorkers("worker3"), delay: 40, revoked: 0, allocations: "0 1 2 / 3 3 6" },
+      {
+        before: (c) => c.sleep(c.delay / 2).addWorkers("worker4"),
+        delay: 20,
+        revoked: 0,
+        allocations: "0 0 1 2 / 0 3 3 6",
+      },
+      {
+        before: (c) => c.sleep(c.delay).addWorkers("worker5"),
+        delay: 0,
+        allocations: "0 0 0 1 1 / 0 0 2 3 3",
+      },
+      { delay: 0, revoked: 0, allocations: "0 0 1 1 1 / 2 2 2 3 3" },
+    ],
+  },
+  {
+    name: "testTaskAssignmentWhenWorkerLeavesPermanently",
+    cluster: () => new Cluster().addWorkers("worker2"),
+    rounds: [
+      { allocations: "1 1 / 4 4" },
+      { before: (c) => c.removeWorkers("worker2"), delay: REBALANCE_DELAY, allocations: "empty" },
+      { before: (c) => c.sleep(REBALANCE_DELAY / 2), delay: REBALANCE_DELAY / 2, allocations: "empty" },
+      { before: (c) => c.sleep(REBALANCE_DELAY / 2 + 1), delay: 0, allocations: "2 / 8" },
+    ],
+  },
+  {
+    name: "testTaskAssignmentWhenWorkerBounces",
+    cluster: () => new Cluster().addWorkers("worker2"),
+    rounds: [
+      {},
+      { before: (c) => c.removeWorkers("worker2"), delay: REBALANCE_DELAY, allocations: "empty" },
+      { before: (c) => c.sleep(REBALANCE_DELAY / 2), delay: REBALANCE_DELAY / 2, allocations: "empty" },
+      {
+        before: (c) => c.sleep(REBALANCE_DELAY / 4).addWorkers("worker2"),
+        delay: REBALANCE_DELAY / 4,
+        allocations: "empty",
+      },
+      { before: (c) => c.sleep(REBALANCE_DELAY / 4), delay: 0, revoked: 0, allocations: "1 1 / 4 4" },
+    ],
+  },
+  {
+    name: "testTaskAssignmentWhenLeaderLeavesPermanently",
+    cluster: () => new Cluster().addWorkers("worker2", "worker3"),
+    rounds: [
+      { allocations: "0 1 1 / 2 3 3" },
+      { before: (c) => c.removeWorkers("worker1").newLeader(), delay: 0, allocations: "1 1 / 4 4" },
+      { delay: 0, allocations: "empty" },
+    ],
+  },
+  {
+    name: "testTaskAssignmentWhenLeaderBounces",
+    cluster: () => new Cluster().addWorkers("worker2", "worker3"),
+    rounds: [
+      {},
+      { before: (c) => c.removeWorkers("worker1").newLeader(), allocations: "1 1 / 4 4" },
+      { before: (c) => c.addWorkers("worker1"), delay: 0, allocations: "0 1 1 / 0 3 3" },
+      { delay: 0, revoked: 0, allocations: "0 1 1 / 2 3 3" },
+    ],
+  },
+  {
+    name: "testTaskAssignmentWhenFirstAssignmentAttemptFails",
+    cluster: () => new Cluster().addWorkers("worker2"),
+    rounds: [
+      { options: { failed: true }, delay: 0, allocations: "0 0 / 0 0" },
+      { delay: 0, allocations: "1 1 / 4 4" },
+    ],
+  },
+  {
+    name: "testTaskAssignmentWhenSubsequentAssignmentAttemptFails",
+    cluster: () => new Cluster().addWorkers("worker2"),
+    rounds: [
+      { allocations: "1 1 / 4 4" },
+      {
+        before: (c) => c.addWorkers("worker3"),
+        options: { failed: true },
+        delay: 0,
+        allocations: "0 1 1 / 0 4 4",
+      },
+      { delay: "positive", allocations: "0 1 1 / 0 4 4" },
+      { before: (c) => c.sleep(c.delay), delay: 0, allocations: "0 1 1 / 0 3 3" },
+      { allocations: "0 1 1 / 2 3 3", completeAndUnique: true },
+    ],
+  },
+  {
+    name: "testTaskAssignmentWhenSubsequentAssignmentAttemptFailsOutsideTheAssignor",
+    cluster: () => new Cluster().addWorkers("worker2"),
+    rounds: [
+      {},
+      { before: (c) => c.addWorkers("worker3"), options: { failed: true }, allocations: "0 1 1 / 0 4 4" },
+      { options: { mismatchedGeneration: true }, delay: "positive", allocations: "0 1 1 / 0 4 4" },
+      { before: (c) => c.sleep(c.delay), allocations: "0 1 1 / 0 3 3" },
+      { allocations: "0 1 1 / 2 3 3" },
+    ],
+  },
+  {
+    name: "testTaskAssignmentWhenConnectorsAreDeleted",
+    cluster: () => new Cluster().addConnector("connector3", 4).addWorkers("worker2"),
+    rounds: [
+      { allocations: "1 2 / 6 6" },
+      {
+        before: (c) => c.removeConnector("connector3"),
+        delay: 0,
+        allocations: "1 1 / 4 4",
+        completeAndUnique: true,
+      },
+    ],
+  },
+  {
+    name: "testScheduledDelayIsDisabled",
+    cluster: () => new Cluster(withDelay(0)).addWorkers("worker2"),
+    rounds: [
+      { allocations: "1 1 / 4 4" },
+      { before: (c) => c.removeWorkers("worker2"), delay: 0, allocations: "2 / 8" },
+    ],
+  },
+  {
+    name: "testTaskAssignmentWhenTasksDuplicatedInWorkerAssignment",
+    cluster: () => new Cluster(),
+    rounds: [
+      { allocations: "2 / 8" },
+      { before: (c) => c.addWorker("worker2", ["connector1"], dupTasks), delay: 0, allocations: "0 1 / 0 4" },
+      { revoked: 0, allocations: "1 1 / 4 4" },
+      { allocations: "empty" },
+    ],
+  },
+  {
+    name: "testDuplicatedAssignmentHandleWhenTheDuplicatedAssignmentsDeleted",
+    cluster: () => new Cluster(),
+    rounds: [
+      {},
+      {
+        before: (c) => c.removeConnector("connector1").addWorker("worker2", ["connector1"], dupTasks),
+        delay: 0,
+        allocations: "0 1 / 0 2",
+      },
+      { revoked: 0, allocations: "0 1 / 2 2" },
+      { before: (c) => c.sleep(c.delay), delay: 0, allocations: "empty" },
+    ],
+  },
+];
+
 describe("IncrementalCooperativeAssignor model (ports of IncrementalCooperativeAssignorTest, trunk ≈ 3.7+)", () => {
-  it("testTaskAssignmentWhenWorkerJoins", () => {
-    const c = new Cluster();
-    c.rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([[2], [8]]);
-
-    c.addWorkers("worker2");
-    c.rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 1],
-      [0, 4],
-    ]);
-
-    c.rebalance();
-    expect(c.revokedCount()).toBe(0);
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [1, 1],
-      [4, 4],
-    ]);
-
-    c.sleep(c.delay).rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.isEmptyAssignment()).toBe(true);
-  });
-
-  it("testAssignmentsWhenWorkersJoinAfterRevocations", () => {
-    const c = new Cluster().addConnector("connector3", 4);
-    c.rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([[3], [12]]);
-
-    c.addWorkers("worker2").rebalance();
-    expect(c.allocations()).toEqual([
-      [0, 2],
-      [0, 6],
-    ]);
-
-    c.addWorkers("worker3").rebalance();
-    expect(c.delay).toBe(40);
-    expect(c.revokedCount()).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 1, 2],
-      [3, 3, 6],
-    ]);
-
-    c.sleep(c.delay).addWorkers("worker4").rebalance();
-    expect(c.allocations()).toEqual([
-      [0, 0, 1, 1],
-      [0, 3, 3, 3],
-    ]);
-
-    c.addWorkers("worker5").rebalance();
-    expect(c.delay).toBe(1600);
-    expect(c.allocations()).toEqual([
-      [0, 0, 1, 1, 1],
-      [1, 2, 3, 3, 3],
-    ]);
-
-    c.sleep(c.delay).addWorkers("worker6").rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 0, 0, 1, 1, 1],
-      [0, 1, 2, 2, 2, 2],
-    ]);
-
-    c.rebalance();
-    expect(c.allocations()).toEqual([
-      [0, 0, 0, 1, 1, 1],
-      [2, 2, 2, 2, 2, 2],
-    ]);
-    expect(c.isCompleteAndUnique()).toBe(true);
-  });
-
-  it("testImmediateRevocationsWhenMaxDelayIs0", () => {
-    const c = new Cluster(withDelay(0)).addConnector("connector3", 4);
-    c.rebalance();
-    expect(c.allocations()).toEqual([[3], [12]]);
-    c.addWorkers("worker2").rebalance();
-    expect(c.allocations()).toEqual([
-      [0, 2],
-      [0, 6],
-    ]);
-    c.addWorkers("worker3").rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [3, 3, 4],
-    ]);
-    c.rebalance();
-    expect(c.revokedCount()).toBe(0);
-    expect(c.allocations()).toEqual([
-      [1, 1, 1],
-      [4, 4, 4],
-    ]);
-  });
-
-  it("testSuccessiveRevocationsWhenMaxDelayIsEqualToExpBackOffInitialInterval", () => {
-    const c = new Cluster(withDelay(1)).addConnector("connector3", 4);
-    c.rebalance();
-    c.addWorkers("worker2").rebalance();
-    c.addWorkers("worker3").rebalance();
-    expect(c.delay).toBe(1);
-    expect(c.allocations()).toEqual([
-      [0, 1, 2],
-      [3, 3, 6],
-    ]);
-  });
-
-  it("testWorkerJoiningDuringDelayedRebalance", () => {
-    const c = new Cluster().addConnector("connector3", 4);
-    c.rebalance();
-    c.addWorkers("worker2").rebalance();
-    c.addWorkers("worker3").rebalance();
-    expect(c.delay).toBe(40);
-    expect(c.revokedCount()).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 1, 2],
-      [3, 3, 6],
-    ]);
-
-    c.sleep(c.delay / 2)
-      .addWorkers("worker4")
-      .rebalance();
-    expect(c.delay).toBe(20);
-    expect(c.revokedCount()).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 0, 1, 2],
-      [0, 3, 3, 6],
-    ]);
-
-    c.sleep(c.delay).addWorkers("worker5").rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 0, 0, 1, 1],
-      [0, 0, 2, 3, 3],
-    ]);
-
-    c.rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.revokedCount()).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 0, 1, 1, 1],
-      [2, 2, 2, 3, 3],
-    ]);
-  });
-
-  it("testTaskAssignmentWhenWorkerLeavesPermanently", () => {
-    const c = new Cluster().addWorkers("worker2");
-    c.rebalance();
-    expect(c.allocations()).toEqual([
-      [1, 1],
-      [4, 4],
-    ]);
-
-    c.removeWorkers("worker2").rebalance();
-    expect(c.delay).toBe(REBALANCE_DELAY);
-    expect(c.isEmptyAssignment()).toBe(true);
-
-    c.sleep(REBALANCE_DELAY / 2).rebalance();
-    expect(c.delay).toBe(REBALANCE_DELAY / 2);
-    expect(c.isEmptyAssignment()).toBe(true);
-
-    c.sleep(REBALANCE_DELAY / 2 + 1).rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([[2], [8]]);
-  });
-
-  it("testTaskAssignmentWhenWorkerBounces", () => {
-    const c = new Cluster().addWorkers("worker2");
-    c.rebalance();
-    c.removeWorkers("worker2").rebalance();
-    expect(c.delay).toBe(REBALANCE_DELAY);
-    expect(c.isEmptyAssignment()).toBe(true);
-
-    c.sleep(REBALANCE_DELAY / 2).rebalance();
-    expect(c.delay).toBe(REBALANCE_DELAY / 2);
-    expect(c.isEmptyAssignment()).toBe(true);
-
-    c.sleep(REBALANCE_DELAY / 4)
-      .addWorkers("worker2")
-      .rebalance();
-    expect(c.delay).toBe(REBALANCE_DELAY / 4);
-    expect(c.isEmptyAssignment()).toBe(true);
-
-    c.sleep(REBALANCE_DELAY / 4).rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.revokedCount()).toBe(0);
-    expect(c.allocations()).toEqual([
-      [1, 1],
-      [4, 4],
-    ]);
-  });
-
-  it("testTaskAssignmentWhenLeaderLeavesPermanently", () => {
-    const c = new Cluster().addWorkers("worker2", "worker3");
-    c.rebalance();
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [2, 3, 3],
-    ]);
-
-    c.removeWorkers("worker1").newLeader().rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [1, 1],
-      [4, 4],
-    ]);
-
-    c.rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.isEmptyAssignment()).toBe(true);
-  });
-
-  it("testTaskAssignmentWhenLeaderBounces", () => {
-    const c = new Cluster().addWorkers("worker2", "worker3");
-    c.rebalance();
-    c.removeWorkers("worker1").newLeader().rebalance();
-    expect(c.allocations()).toEqual([
-      [1, 1],
-      [4, 4],
-    ]);
-
-    c.addWorkers("worker1").rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [0, 3, 3],
-    ]);
-
-    c.rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.revokedCount()).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [2, 3, 3],
-    ]);
-  });
-
-  it("testTaskAssignmentWhenFirstAssignmentAttemptFails", () => {
-    const c = new Cluster().addWorkers("worker2");
-    c.rebalance({ failed: true });
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 0],
-      [0, 0],
-    ]);
-    c.rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [1, 1],
-      [4, 4],
-    ]);
-  });
-
-  it("testTaskAssignmentWhenSubsequentAssignmentAttemptFails", () => {
-    const c = new Cluster().addWorkers("worker2");
-    c.rebalance();
-    expect(c.allocations()).toEqual([
-      [1, 1],
-      [4, 4],
-    ]);
-
-    c.addWorkers("worker3").rebalance({ failed: true });
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [0, 4, 4],
-    ]);
-
-    c.rebalance();
-    expect(c.delay).toBeGreaterThan(0);
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [0, 4, 4],
-    ]);
-
-    c.sleep(c.delay).rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [0, 3, 3],
-    ]);
-
-    c.rebalance();
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [2, 3, 3],
-    ]);
-    expect(c.isCompleteAndUnique()).toBe(true);
-  });
-
-  it("testTaskAssignmentWhenSubsequentAssignmentAttemptFailsOutsideTheAssignor", () => {
-    const c = new Cluster().addWorkers("worker2");
-    c.rebalance();
-    c.addWorkers("worker3").rebalance({ failed: true });
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [0, 4, 4],
-    ]);
-
-    c.rebalance({ mismatchedGeneration: true });
-    expect(c.delay).toBeGreaterThan(0);
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [0, 4, 4],
-    ]);
-
-    c.sleep(c.delay).rebalance();
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [0, 3, 3],
-    ]);
-
-    c.rebalance();
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [2, 3, 3],
-    ]);
-  });
-
-  it("testTaskAssignmentWhenConnectorsAreDeleted", () => {
-    const c = new Cluster().addConnector("connector3", 4).addWorkers("worker2");
-    c.rebalance();
-    expect(c.allocations()).toEqual([
-      [1, 2],
-      [6, 6],
-    ]);
-    c.removeConnector("connector3").rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [1, 1],
-      [4, 4],
-    ]);
-    expect(c.isCompleteAndUnique()).toBe(true);
-  });
-
-  it("testScheduledDelayIsDisabled", () => {
-    const c = new Cluster(withDelay(0)).addWorkers("worker2");
-    c.rebalance();
-    expect(c.allocations()).toEqual([
-      [1, 1],
-      [4, 4],
-    ]);
-    c.removeWorkers("worker2").rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([[2], [8]]);
-  });
-
-  it("testTaskAssignmentWhenTasksDuplicatedInWorkerAssignment", () => {
-    const c = new Cluster();
-    c.rebalance();
-    expect(c.allocations()).toEqual([[2], [8]]);
-
-    const dupTasks = [0, 1, 2, 3].map((i) => `connector1/${i}`);
-    c.addWorker("worker2", ["connector1"], dupTasks).rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 1],
-      [0, 4],
-    ]);
-
-    c.rebalance();
-    expect(c.revokedCount()).toBe(0);
-    expect(c.allocations()).toEqual([
-      [1, 1],
-      [4, 4],
-    ]);
-
-    c.rebalance();
-    expect(c.isEmptyAssignment()).toBe(true);
-  });
-
-  it("testDuplicatedAssignmentHandleWhenTheDuplicatedAssignmentsDeleted", () => {
-    const c = new Cluster();
-    c.rebalance();
-    c.removeConnector("connector1");
-    const dupTasks = [0, 1, 2, 3].map((i) => `connector1/${i}`);
-    c.addWorker("worker2", ["connector1"], dupTasks).rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 1],
-      [0, 2],
-    ]);
-
-    c.rebalance();
-    expect(c.revokedCount()).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 1],
-      [2, 2],
-    ]);
-
-    c.sleep(c.delay).rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.isEmptyAssignment()).toBe(true);
-  });
+  for (const { name, cluster, rounds } of CASES) it(name, () => playRounds(cluster(), rounds));
 
   it("sends the delay to every member and keeps state only in the instance", () => {
     const a = new Cluster().addWorkers("worker2");

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createIncrementalAssignor } from "../../../src/sim/assignor/incremental-assignor.js";
 import type { AssignorBehaviour } from "../../../src/sim/assignor/types.js";
-import { Cluster, REBALANCE_DELAY } from "./harness.js";
+import { type Case, Cluster, playRounds, REBALANCE_DELAY } from "./harness.js";
 
 const v33: AssignorBehaviour = {
   maxDelayMs: REBALANCE_DELAY,
@@ -18,65 +18,39 @@ const v35: AssignorBehaviour = { ...v33, revocationBackoff: true };
 const leader = (b: AssignorBehaviour) => () => createIncrementalAssignor(b);
 
 describe("pre-3.4 leader (performTaskRevocation + canRevoke; 3.3.0 tests)", () => {
-  it("testTaskAssignmentWhenWorkerJoins (3.3.0)", () => {
-    const c = new Cluster(leader(v33));
-    c.rebalance();
-    expect(c.allocations()).toEqual([[2], [8]]);
-    c.addWorkers("worker2").rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 1],
-      [0, 4],
-    ]);
-    c.rebalance();
-    expect(c.allocations()).toEqual([
-      [1, 1],
-      [4, 4],
-    ]);
-    c.rebalance();
-    expect(c.isEmptyAssignment()).toBe(true);
-  });
-
-  it("testTaskAssignmentWhenSubsequentAssignmentAttemptFails (3.3.0): revokes again at once, no backoff", () => {
-    const c = new Cluster(leader(v33)).addWorkers("worker2");
-    c.rebalance();
-    c.addWorkers("worker3").rebalance({ failed: true });
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [0, 4, 4],
-    ]);
-    c.rebalance();
-    expect(c.delay).toBe(0);
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [0, 3, 3],
-    ]);
-    c.rebalance();
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [2, 3, 3],
-    ]);
-  });
-
-  it("testTaskAssignmentWhenLeaderBounces (3.3.0)", () => {
-    const c = new Cluster(leader(v33)).addWorkers("worker2", "worker3");
-    c.rebalance();
-    c.removeWorkers("worker1").newLeader().rebalance();
-    expect(c.allocations()).toEqual([
-      [1, 1],
-      [4, 4],
-    ]);
-    c.addWorkers("worker1").rebalance();
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [0, 3, 3],
-    ]);
-    c.rebalance();
-    expect(c.allocations()).toEqual([
-      [0, 1, 1],
-      [2, 3, 3],
-    ]);
-  });
+  const cases: readonly Case[] = [
+    {
+      name: "testTaskAssignmentWhenWorkerJoins (3.3.0)",
+      cluster: () => new Cluster(leader(v33)),
+      rounds: [
+        { allocations: "2 / 8" },
+        { before: (c) => c.addWorkers("worker2"), delay: 0, allocations: "0 1 / 0 4" },
+        { allocations: "1 1 / 4 4" },
+        { allocations: "empty" },
+      ],
+    },
+    {
+      name: "testTaskAssignmentWhenSubsequentAssignmentAttemptFails (3.3.0): revokes again at once, no backoff",
+      cluster: () => new Cluster(leader(v33)).addWorkers("worker2"),
+      rounds: [
+        {},
+        { before: (c) => c.addWorkers("worker3"), options: { failed: true }, allocations: "0 1 1 / 0 4 4" },
+        { delay: 0, allocations: "0 1 1 / 0 3 3" },
+        { allocations: "0 1 1 / 2 3 3" },
+      ],
+    },
+    {
+      name: "testTaskAssignmentWhenLeaderBounces (3.3.0)",
+      cluster: () => new Cluster(leader(v33)).addWorkers("worker2", "worker3"),
+      rounds: [
+        {},
+        { before: (c) => c.removeWorkers("worker1").newLeader(), allocations: "1 1 / 4 4" },
+        { before: (c) => c.addWorkers("worker1"), allocations: "0 1 1 / 0 3 3" },
+        { allocations: "0 1 1 / 2 3 3" },
+      ],
+    },
+  ];
+  for (const { name, cluster, rounds } of cases) it(name, () => playRounds(cluster(), rounds));
 
   it("a worker joining right after a revoking round is not balanced (the KAFKA-12495 imbalance)", () => {
     const c = new Cluster(leader(v33)).addConnector("connector3", 4);

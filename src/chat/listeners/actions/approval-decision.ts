@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
 import type { Logger } from "pino";
-import type { Decision } from "../../../core/rollout/rollout-types.js";
+import type { Decision } from "../../../core/rollout/approval-types.js";
 import { answerApproval } from "../../../usecases/answer-approval.js";
 import { ActionId, decodeActionValue } from "../../action-ids.js";
 import type { SlackMessage, SlackWebApi } from "../../slack-web-api.js";

@@ -1,33 +1,23 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ActionId } from "../../../../src/chat/action-ids.js";
-import { rolloutStateOf } from "../../../../src/jobs/rollout-record.js";
-import { APPROVER, CHANNEL, findButton, type Harness, REQUESTER, startHarness, textOf } from "../harness.js";
+import { rolloutStateOf } from "../../../../src/jobs/store/rollout-record.js";
+import { APPROVER, CHANNEL, findButton, type Harness, textOf, useHarness } from "../harness.js";
+import {
+  finalReport,
+  loadJob,
+  simTimePasses,
+  startAtFirstRestart,
+  totalRestarts,
+  waitInThread,
+} from "../rollout-steps.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 /**
  * Past the delay deadline the gate counts as slow after this many simulated ms. A healthy step settles within about
  * 2 s of its deadline, so only the held gate below asks.
  */
 const SLOW_AFTER_MS = 10_000;
-
-const restarts = (harness: Harness) =>
-  Object.values(harness.sim.cluster.state().counters.restarts).reduce((a, b) => a + b, 0);
-
-async function loadJob(harness: Harness, jobId: string) {
-  const replica = harness.replicas[0];
-  if (replica === undefined) throw new Error("no replica");
-  return replica.store.loadJob(jobId);
-}
-
-async function simTimePasses(harness: Harness, ms: number): Promise<void> {
-  const until = harness.sim.clock.now() + ms;
-  await harness.waitFor(() => harness.sim.clock.now() >= until, 10_000, `${ms} simulated ms`);
-}
 
 /**
  * Starts `sim v3.7`; once the first worker is restarted, the group leader (restarted last) stops answering its REST
@@ -36,46 +26,29 @@ async function simTimePasses(harness: Harness, ms: number): Promise<void> {
 async function startAtSlowPrompt(harness: Harness) {
   const leader = harness.sim.cluster.state().leader;
   if (leader === null) throw new Error("the simulated group has no leader");
-  const ack = await harness.command("sim v3.7", { user: REQUESTER });
-  expect(ack.status).toBe(200);
-  const parent = await harness.waitFor(() => harness.parents()[0], 5000, "parent posted");
-  const jobId = await harness.waitFor(
-    () => harness.replicas[0]?.runtime.service.running()[0],
-    5000,
-    "job running",
-  );
-  await harness.waitFor(() => restarts(harness) >= 1, 10_000, "first restart");
+  const { parent, jobId } = await startAtFirstRestart(harness);
   harness.sim.cluster.setFaults(leader, { restStatus: 503 });
-  const keepWaiting = await harness
-    .waitFor(() => findButton(harness.thread(parent.ts), ActionId.KeepWaiting), 15_000, "slow-gate prompt")
-    .catch((e: unknown) => {
-      const t = harness.thread(parent.ts);
-      throw new Error(`${String(e)}\n${[t.parent, ...t.replies].map((m) => m.text).join("\n")}`);
-    });
+  const keepWaiting = await waitInThread(
+    harness,
+    parent.ts,
+    () => findButton(harness.thread(parent.ts), ActionId.KeepWaiting),
+    15_000,
+    "slow-gate prompt",
+  );
   const continueAnyway = findButton(harness.thread(parent.ts), ActionId.ContinueAnyway);
   if (continueAnyway === undefined) throw new Error("no Continue anyway button");
   const heal = () => harness.sim.cluster.setFaults(leader, { restStatus: null });
   return { parent, jobId, keepWaiting, continueAnyway, heal, leader };
 }
 
-/** The broadcast final report, whatever the result (`result` narrows it). */
-const finalReport = (harness: Harness, parentTs: string, result = /(succeeded|aborted|failed) after/) =>
-  harness
-    .waitFor(() => harness.thread(parentTs).replies.find((r) => result.test(r.text)), 20_000, "final report")
-    .catch((e: unknown) => {
-      const t = harness.thread(parentTs);
-      throw new Error(`${String(e)}\n${[t.parent, ...t.replies].map((m) => m.text).join("\n")}`);
-    });
-
 describe("slow-gate prompt", () => {
   it("Keep waiting: the prompt shows who decided, the rollout goes on waiting and continues once the gate passes", async () => {
-    h = await startHarness({ slowAfterMs: SLOW_AFTER_MS });
-    const harness = h;
+    const harness = await startHarness({ slowAfterMs: SLOW_AFTER_MS });
     const { parent, jobId, keepWaiting, heal } = await startAtSlowPrompt(harness);
     const prompt = harness.fake.store.message(CHANNEL, keepWaiting.ts);
     expect(textOf(prompt)).toContain("Keep waiting?");
     expect(textOf(prompt)).toContain(ActionId.ContinueAnyway);
-    expect(restarts(harness)).toBe(1);
+    expect(totalRestarts(harness)).toBe(1);
 
     await harness.click({
       actionId: ActionId.KeepWaiting,
@@ -102,10 +75,10 @@ describe("slow-gate prompt", () => {
     expect(waiting.phase).toMatchObject({ kind: "settling", step: 1 });
     expect(waiting.steps[0]?.status).toBe("settling");
     expect(waiting.approvals).toMatchObject([{ kind: "slow-gate", decision: "keep-waiting", by: APPROVER }]);
-    expect(restarts(harness)).toBe(1);
+    expect(totalRestarts(harness)).toBe(1);
 
     heal();
-    await finalReport(harness, parent.ts, /succeeded after/);
+    await finalReport(harness, parent.ts, "succeeded");
     const done = rolloutStateOf(await loadJob(harness, jobId));
     expect(done.steps.map((s) => s.status)).toEqual(["settled", "settled", "settled"]);
     expect(done.approvals).toHaveLength(1);
@@ -113,10 +86,9 @@ describe("slow-gate prompt", () => {
   });
 
   it("Continue anyway: the step is marked continued and the next worker restarts", async () => {
-    h = await startHarness({ slowAfterMs: SLOW_AFTER_MS });
-    const harness = h;
+    const harness = await startHarness({ slowAfterMs: SLOW_AFTER_MS });
     const { parent, jobId, continueAnyway, heal, leader } = await startAtSlowPrompt(harness);
-    expect(restarts(harness)).toBe(1);
+    expect(totalRestarts(harness)).toBe(1);
 
     await harness.click({
       actionId: ActionId.ContinueAnyway,
@@ -133,7 +105,7 @@ describe("slow-gate prompt", () => {
       10_000,
       "prompt shows the decision",
     );
-    await harness.waitFor(() => restarts(harness) >= 2, 10_000, "next worker restarted");
+    await harness.waitFor(() => totalRestarts(harness) >= 2, 10_000, "next worker restarted");
     heal();
 
     const state = rolloutStateOf(await loadJob(harness, jobId));

@@ -1,22 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { rolloutStateOf } from "../../../../src/jobs/rollout-record.js";
-import { type Harness, REQUESTER, startHarness } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { rolloutStateOf } from "../../../../src/jobs/store/rollout-record.js";
+import { REQUESTER, useHarness } from "../harness.js";
+import { startOnReplicaA } from "../rollout-steps.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 describe("pause and resume through replicas whose clocks disagree", () => {
   it("a resume asked on a replica ten minutes behind still follows the pause: requests are ordered by the store's sequence", async () => {
-    h = await startHarness({ replicas: 2, clockSkewMs: [0, -10 * 60_000] });
-    const harness = h;
-    const [a, b] = harness.replicas;
-    if (a === undefined || b === undefined) throw new Error("two replicas expected");
-    await harness.command("sim v3.7", { replica: 0 });
-    const parent = await harness.waitFor(() => harness.parents()[0], 5000, "parent posted");
-    const jobId = await harness.waitFor(() => a.runtime.service.running()[0], 5000, "job running on A");
+    const harness = await startHarness({ replicas: 2, clockSkewMs: [0, -10 * 60_000] });
+    const { b, parent, jobId } = await startOnReplicaA(harness);
 
     expect((await harness.command("pause sim", { replica: 0, user: REQUESTER })).text).toContain(
       "Pause requested",

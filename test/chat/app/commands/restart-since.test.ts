@@ -1,11 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type Harness, startHarness, textOf } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { textOf, useHarness } from "../harness.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 /**
  * After Redis lost a plain restart's job, the thread says to restart the rest with `--since` the lost rollout's
@@ -13,8 +9,7 @@ afterEach(async () => {
  */
 describe("/connect-roll <cluster> restart --since TIME", () => {
   it("skips the workers started since TIME and restarts the others once", async () => {
-    h = await startHarness();
-    const harness = h;
+    const harness = await startHarness();
     const since = harness.sim.cluster.now();
     expect(harness.sim.cluster.restartWorker("worker-2")).toEqual({ kind: "ok" });
     await harness.waitFor(
@@ -42,7 +37,7 @@ describe("/connect-roll <cluster> restart --since TIME", () => {
   });
 
   it("refuses --since on an upgrade and a malformed time, in one line each", async () => {
-    h = await startHarness();
+    const h = await startHarness();
     expect((await h.command("sim v3.7 --since 2026-12-01T10:00:00Z")).text).toContain(
       "--since applies to a plain restart only",
     );

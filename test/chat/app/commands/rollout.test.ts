@@ -1,16 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { CHANNEL, type Harness, REQUESTER, startHarness, textOf } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { CHANNEL, REQUESTER, textOf, useHarness } from "../harness.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 describe("/connect-roll <cluster> <version>", () => {
   it("acks at once, then posts the parent, one reply per worker, parent updates and the broadcast report", async () => {
-    h = await startHarness();
-    const harness = h;
+    const harness = await startHarness();
     const ack = await harness.command("sim v3.7");
     expect(ack.status).toBe(200);
     // The answer itself, not the "Working on it…" the bot acks with when the answer is not ready within its reply

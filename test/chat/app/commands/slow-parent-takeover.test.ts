@@ -1,19 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { rolloutStateOf } from "../../../../src/jobs/rollout-record.js";
-import { type Harness, startHarness } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { rolloutStateOf } from "../../../../src/jobs/store/rollout-record.js";
+import { useHarness } from "../harness.js";
+import { twoReplicas } from "../rollout-steps.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 describe("the thread parent is slow to post", () => {
   it("the job starts only once its parent is posted, with its thread from the first record; the replica that takes it over reports there", async () => {
-    h = await startHarness({ replicas: 2, lockTtlMs: 1500, orphanSweepMs: 200, simSpeed: 5 });
-    const harness = h;
-    const [a, b] = harness.replicas;
-    if (a === undefined || b === undefined) throw new Error("two replicas expected");
+    const harness = await startHarness({ replicas: 2, lockTtlMs: 1500, orphanSweepMs: 200, simSpeed: 5 });
+    const [a, b] = twoReplicas(harness);
     // Slack takes 1 s to post the parent (the start waits up to 3 s in this harness).
     harness.fake.failNext("chat.postMessage", { delayMs: 1000 });
     await harness.command("sim v3.7", { replica: 0 });
@@ -67,8 +62,7 @@ describe("the thread parent is slow to post", () => {
 
 describe("the thread parent is not posted in time", () => {
   it("nothing is started, the requester is told, and a parent posted late says the rollout did not start", async () => {
-    h = await startHarness({ parentWaitMs: 300 });
-    const harness = h;
+    const harness = await startHarness({ parentWaitMs: 300 });
     harness.fake.failNext("chat.postMessage", { delayMs: 1500 });
     const ack = await harness.command("sim v3.7");
     expect(ack.text).toContain("Starting the rollout of sim");

@@ -1,22 +1,19 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ActionId } from "../../../../src/chat/action-ids.js";
-import { APPROVER, CHANNEL, findButton, type Harness, startHarness, textOf } from "../harness.js";
+import { findButton, textOf, useHarness } from "../harness.js";
+import { approveAndWait, finalReport, startOnReplicaA } from "../rollout-steps.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 describe("a replica dies while its rollout waits for an approval", () => {
   it("the replica that takes it over keeps the same prompt: a click on it is honoured and the prompt is updated in place", async () => {
-    h = await startHarness({ version: "2.2.2", replicas: 2, lockTtlMs: 1500, orphanSweepMs: 200 });
-    const harness = h;
-    const [a, b] = harness.replicas;
-    if (a === undefined || b === undefined) throw new Error("two replicas expected");
-    await harness.command("sim v3.7", { replica: 0 });
-    const parent = await harness.waitFor(() => harness.parents()[0], 5000, "parent posted");
-    const jobId = await harness.waitFor(() => a.runtime.service.running()[0], 5000, "job running on A");
+    const harness = await startHarness({
+      version: "2.2.2",
+      replicas: 2,
+      lockTtlMs: 1500,
+      orphanSweepMs: 200,
+    });
+    const { b, parent, jobId } = await startOnReplicaA(harness);
     const approve = await harness.waitFor(
       () => findButton(harness.thread(parent.ts), ActionId.Approve),
       15_000,
@@ -36,24 +33,8 @@ describe("a replica dies while its rollout waits for an approval", () => {
       "resumed note",
     );
 
-    await harness.click({
-      actionId: ActionId.Approve,
-      value: approve.value,
-      messageTs: approve.ts,
-      threadTs: parent.ts,
-      user: APPROVER,
-      replica: 1,
-    });
-    await harness.waitFor(
-      () => textOf(harness.fake.store.message(CHANNEL, approve.ts)).includes(`Approved by <@${APPROVER}>`),
-      10_000,
-      "the same prompt updated by B",
-    );
-    await harness.waitFor(
-      () => harness.thread(parent.ts).replies.find((r) => r.text.includes("succeeded after")),
-      20_000,
-      "final report",
-    );
+    await approveAndWait(harness, { parent, approve }, { replica: 1, what: "the same prompt updated by B" });
+    await finalReport(harness, parent.ts, "succeeded");
     const prompts = harness
       .thread(parent.ts)
       .replies.filter((r) => textOf(r).includes("Approval needed") || textOf(r).includes("Approved by"));

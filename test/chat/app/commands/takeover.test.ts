@@ -1,12 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { rolloutStateOf } from "../../../../src/jobs/rollout-record.js";
-import { CHANNEL, type Harness, startHarness, textOf } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { rolloutStateOf } from "../../../../src/jobs/store/rollout-record.js";
+import { CHANNEL, type Harness, textOf, useHarness } from "../harness.js";
+import { startOnReplicaA } from "../rollout-steps.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 const LOCK_TTL_MS = 1500;
 
@@ -33,15 +30,9 @@ async function afterFirstStepSettled(harness: Harness, jobId: string): Promise<v
 
 describe("a replica dies in the middle of a rollout", () => {
   it("its lease expires, another replica's sweeper resumes the job in the same thread and no worker is restarted twice", async () => {
-    h = await startHarness({ replicas: 2, lockTtlMs: LOCK_TTL_MS, orphanSweepMs: 200 });
-    const harness = h;
-    const [a, b] = harness.replicas;
-    if (a === undefined || b === undefined) throw new Error("two replicas expected");
-
-    const ack = await harness.command("sim v3.7", { replica: 0 });
+    const harness = await startHarness({ replicas: 2, lockTtlMs: LOCK_TTL_MS, orphanSweepMs: 200 });
+    const { b, ack, parent, jobId } = await startOnReplicaA(harness);
     expect(ack.text).toContain("Starting the rollout of sim to v3.7");
-    const parent = await harness.waitFor(() => harness.parents()[0], 5000, "parent posted");
-    const jobId = await harness.waitFor(() => a.runtime.service.running()[0], 5000, "job running on A");
     expect(b.runtime.service.running()).toHaveLength(0);
 
     // A's first step settles and worker-2 is restarted (as checkpointed in Redis), then A dies without its graceful
@@ -133,14 +124,8 @@ describe("a replica dies in the middle of a rollout", () => {
     await harness.waitFor(async () => (await b.store.readLock("sim")) === null, 5000, "lock released");
   });
   it("an abort asked while the dead replica's lease runs out is honoured by the replica that takes the job over", async () => {
-    h = await startHarness({ replicas: 2, lockTtlMs: LOCK_TTL_MS, orphanSweepMs: 200 });
-    const harness = h;
-    const [a, b] = harness.replicas;
-    if (a === undefined || b === undefined) throw new Error("two replicas expected");
-
-    await harness.command("sim v3.7", { replica: 0 });
-    const parent = await harness.waitFor(() => harness.parents()[0], 5000, "parent posted");
-    const jobId = await harness.waitFor(() => a.runtime.service.running()[0], 5000, "job running on A");
+    const harness = await startHarness({ replicas: 2, lockTtlMs: LOCK_TTL_MS, orphanSweepMs: 200 });
+    const { b, parent, jobId } = await startOnReplicaA(harness);
     await afterFirstStepSettled(harness, jobId);
     await harness.crash(0);
 

@@ -1,11 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type Harness, REQUESTER, STRANGER, startHarness, textOf } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { type Harness, REQUESTER, STRANGER, textOf, useHarness } from "../harness.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const startHarness = useHarness();
 
 const homeText = (harness: Harness, user: string) => {
   const home = harness.fake.store.home(user);
@@ -19,7 +15,7 @@ const clusterSection = (harness: Harness, user: string, cluster: string) => {
 
 describe("the team's view: App Home tab and /connect-roll status", () => {
   it("status with no cluster shows every configured cluster: no rollout, lock free, no history, window always open", async () => {
-    h = await startHarness();
+    const h = await startHarness();
     const reply = await h.command("status");
     const text = textOf({ text: reply.text });
     for (const cluster of ["sim", "sim-eu", "prod-cluster"]) expect(text).toContain(`*${cluster}*`);
@@ -31,8 +27,7 @@ describe("the team's view: App Home tab and /connect-roll status", () => {
 
   it("opening the Home tab publishes every cluster; it follows a rollout (progress, thread, lock holder) to its result", async () => {
     // A slower simulated cluster: the rollout lasts several of the Home tab's 1 s debounce periods.
-    h = await startHarness({ simSpeed: 5 });
-    const harness = h;
+    const harness = await startHarness({ simSpeed: 5 });
     await harness.openHome(STRANGER);
     await harness.waitFor(() => harness.fake.store.home(STRANGER), 5000, "home published");
     expect(homeText(harness, STRANGER)).toContain("3 clusters · 0 rollouts in progress");
@@ -80,7 +75,7 @@ describe("the team's view: App Home tab and /connect-roll status", () => {
       const d = new Date(now.getTime() + hours * 3_600_000);
       return `${String(d.getUTCHours()).padStart(2, "0")}:${String(d.getUTCMinutes()).padStart(2, "0")}`;
     };
-    h = await startHarness({
+    const harness = await startHarness({
       transport: "socket",
       changeWindows: [
         {
@@ -91,7 +86,6 @@ describe("the team's view: App Home tab and /connect-roll status", () => {
         },
       ],
     });
-    const harness = h;
     await harness.openHome(REQUESTER);
     await harness.waitFor(() => harness.fake.store.home(REQUESTER), 5000, "home published");
     expect(clusterSection(harness, REQUESTER, "sim")).toContain(`change window: next opens`);

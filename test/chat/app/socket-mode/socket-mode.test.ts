@@ -1,45 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ActionId } from "../../../../src/chat/action-ids.js";
-import {
-  APPROVER,
-  CHANNEL,
-  findButton,
-  GROUP_APPROVER,
-  type Harness,
-  startHarness,
-  textOf,
-} from "../harness.js";
+import { APPROVER, CHANNEL, GROUP_APPROVER, type Harness, textOf, useHarness } from "../harness.js";
+import { approveAndWait, finalReport, restartCounts, startAtApprovalPrompt } from "../rollout-steps.js";
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
-
-const restarts = (harness: Harness) => harness.sim.cluster.state().counters.restarts;
-const finalReport = (harness: Harness, parentTs: string, result: string) =>
-  harness
-    .waitFor(
-      () => harness.thread(parentTs).replies.find((r) => r.text.includes(`${result} after`)),
-      20_000,
-      `final report (${result})`,
-    )
-    .catch((e: unknown) => {
-      const t = harness.thread(parentTs);
-      throw new Error(`${String(e)}\n${[t.parent, ...t.replies].map((m) => m.text).join("\n")}`);
-    });
+const startHarness = useHarness();
 
 /** A 2.2 → 3.7 rollout (eager until the last 2.2 worker leaves) started through Socket Mode, at its first prompt. */
 async function startAtPrompt(harness: Harness) {
-  const ack = await harness.command("sim v3.7");
-  expect(ack.json().text).toContain("Starting the rollout of sim to v3.7");
-  const parent = await harness.waitFor(() => harness.parents()[0], 5000, "parent posted");
-  const approve = await harness.waitFor(
-    () => findButton(harness.thread(parent.ts), ActionId.Approve),
-    15_000,
-    "approval prompt",
-  );
-  return { parent, approve };
+  const started = await startAtApprovalPrompt(harness);
+  expect(started.ack.json().text).toContain("Starting the rollout of sim to v3.7");
+  return started;
 }
 
 /** Every message posted in the channel has distinct text per thread position: nothing was posted twice. */
@@ -51,8 +21,7 @@ function postsOnce(harness: Harness): void {
 
 describe("Socket Mode, end to end (Bolt's own client against the fake's WebSocket server)", () => {
   it("connects with the app-level token, runs a rollout with an approval through envelopes, and serves health on its own port", async () => {
-    h = await startHarness({ version: "2.2.2", transport: "socket" });
-    const harness = h;
+    const harness = await startHarness({ version: "2.2.2", transport: "socket" });
     expect(harness.fake.socketMode.connections()).toBe(1);
     const opens = harness.fake.calls("apps.connections.open");
     expect(opens).toHaveLength(1);
@@ -61,21 +30,10 @@ describe("Socket Mode, end to end (Bolt's own client against the fake's WebSocke
     expect((await harness.get("/readyz")).json()).toEqual({ ok: true });
 
     const { parent, approve } = await startAtPrompt(harness);
-    expect(Object.values(restarts(harness)).reduce((a, b) => a + b, 0)).toBe(0);
-    await harness.click({
-      actionId: ActionId.Approve,
-      value: approve.value,
-      messageTs: approve.ts,
-      threadTs: parent.ts,
-      user: APPROVER,
-    });
-    await harness.waitFor(
-      () => textOf(harness.fake.store.message(CHANNEL, approve.ts)).includes(`Approved by <@${APPROVER}>`),
-      10_000,
-      "prompt updated",
-    );
+    expect(Object.values(restartCounts(harness)).reduce((a, b) => a + b, 0)).toBe(0);
+    await approveAndWait(harness, { parent, approve });
     await finalReport(harness, parent.ts, "succeeded");
-    expect(Object.values(restarts(harness))).toEqual([1, 1, 1]);
+    expect(Object.values(restartCounts(harness))).toEqual([1, 1, 1]);
 
     // One envelope per command and click, each acked once and in time; the command's answer rode on its ack.
     const envelopes = harness.fake.socketMode.envelopes();
@@ -86,8 +44,7 @@ describe("Socket Mode, end to end (Bolt's own client against the fake's WebSocke
   });
 
   it("an answer slower than the ack deadline: the ack says 'working on it' in time and the answer follows as an ephemeral", async () => {
-    h = await startHarness({ version: "2.2.2", transport: "socket", replyWithinMs: 300 });
-    const harness = h;
+    const harness = await startHarness({ version: "2.2.2", transport: "socket", replyWithinMs: 300 });
     const { parent } = await startAtPrompt(harness);
     // GROUP_APPROVER may abort only as an approver: the bot looks the user group up, and Slack is slow to answer.
     harness.fake.failNext("usergroups.users.list", { delayMs: 1500 });
@@ -103,15 +60,14 @@ describe("Socket Mode, end to end (Bolt's own client against the fake's WebSocke
     );
     expect(textOf(answer)).toContain("sim");
     await finalReport(harness, parent.ts, "aborted");
-    expect(Object.values(restarts(harness)).every((n) => n === 0)).toBe(true);
+    expect(Object.values(restartCounts(harness)).every((n) => n === 0)).toBe(true);
     const abort = harness.fake.socketMode.envelopes()[1];
     expect(abort?.late).toBe(false);
     expect(abort?.acks).toBe(1);
   });
 
   it("an ack Slack never saw: the click is delivered again after the reconnect and counted once", async () => {
-    h = await startHarness({ version: "2.2.2", transport: "socket" });
-    const harness = h;
+    const harness = await startHarness({ version: "2.2.2", transport: "socket" });
     const { parent, approve } = await startAtPrompt(harness);
     harness.fake.socketMode.loseNextAcks(1);
     const clicked = harness.click({
@@ -137,13 +93,12 @@ describe("Socket Mode, end to end (Bolt's own client against the fake's WebSocke
     expect(harness.fake.store.ephemerals(CHANNEL, APPROVER)).toHaveLength(0);
     const audit = await harness.replicas[0]?.store.readAudit(await jobIdOf(harness));
     expect(audit?.filter((a) => a.action === "approved")).toHaveLength(1);
-    expect(Object.values(restarts(harness))).toEqual([1, 1, 1]);
+    expect(Object.values(restartCounts(harness))).toEqual([1, 1, 1]);
     postsOnce(harness);
   });
 
   it("Slack refreshes the connection mid-rollout: a click sent while the bot reconnects is delivered on the new connection; nothing lost, nothing doubled", async () => {
-    h = await startHarness({ version: "2.2.2", transport: "socket" });
-    const harness = h;
+    const harness = await startHarness({ version: "2.2.2", transport: "socket" });
     const { parent, approve } = await startAtPrompt(harness);
     harness.fake.socketMode.requestRefresh();
     await harness.waitFor(() => harness.fake.socketMode.connections() === 0, 5000, "old connection closed");
@@ -177,7 +132,7 @@ describe("Socket Mode, end to end (Bolt's own client against the fake's WebSocke
       ["interactive", 1, 1],
       ["slash_commands", 1, 1],
     ]);
-    expect(Object.values(restarts(harness))).toEqual([1, 1, 1]);
+    expect(Object.values(restartCounts(harness))).toEqual([1, 1, 1]);
     expect(harness.parents()).toHaveLength(1);
     postsOnce(harness);
     // A command after the reconnect is answered on the new connection.

@@ -1,0 +1,94 @@
+import { learnedFlow } from "../settle/assess-flow.js";
+import type { BaselineFlow } from "../settle/settle-types.js";
+import { type FlowGap, trackFlow } from "../settle/track-flow.js";
+import type { ClusterSnapshot } from "../snapshot.js";
+import { recordTimeline } from "./record-timeline.js";
+import type { RolloutState, StepRecord } from "./rollout-state.js";
+import { addDelta, stepAt, updateStep } from "./step-helpers.js";
+import { trackDisruption } from "./track-disruption.js";
+
+/**
+ * What every read of the cluster adds to the rollout, whatever its phase: moves, downtime and rebalances on the step
+ * in flight, the data-flow track and the gaps that closed (on the step whose worker the task stopped on), and a
+ * point of the timeline.
+ */
+export function foldRead(s: RolloutState, snapshot: ClusterSnapshot): RolloutState {
+  const tracked = trackDisruption(s.track, snapshot);
+  const flowed = trackFlow(s.flow, snapshot);
+  const flowing = expectedFlowing(s, snapshot.readAt);
+  let next: RolloutState = { ...s, track: tracked.track, flow: flowed.track };
+  if (snapshot.connectors !== null) {
+    const total = snapshot.connectors.reduce((n, c) => n + (c.state === "STOPPED" ? 0 : c.tasks.length), 0);
+    const notFlowing =
+      flowing === null
+        ? null
+        : flowing.filter((t) => flowed.track.tasks[t]?.movedAt !== snapshot.readAt).length;
+    next = {
+      ...next,
+      timeline: recordTimeline(s.timeline, {
+        at: snapshot.readAt,
+        down: tracked.track.down.length,
+        notFlowing,
+        total,
+      }),
+    };
+  }
+  const step = inFlightStep(next);
+  if (!step) return next;
+  next = updateStep(next, step.step, { measurements: addDelta(step.measurements, tracked.delta) });
+  return flowed.gaps.length === 0 ? next : withGaps(next, step, flowed.gaps, flowing);
+}
+
+/** The tasks expected to move data now: the flowing ones of the step's (or window's) baseline, else as learned. */
+function expectedFlowing(s: RolloutState, now: number): readonly string[] | null {
+  const baseline = phaseBaselineFlow(s);
+  if (baseline) return baseline.flowing;
+  return learnedFlow(s.flow, now, s.settings.gatePolicy.flowWindowMs)?.flowing ?? null;
+}
+
+function phaseBaselineFlow(s: RolloutState): BaselineFlow | null {
+  const p = s.phase;
+  if (p.kind === "restarting" || p.kind === "waiting-back" || p.kind === "settling") return p.baseline.flow;
+  if (p.kind === "verifying-restart") return p.baseline?.flow ?? null;
+  return null;
+}
+
+function inFlightStep(s: RolloutState): StepRecord | undefined {
+  const p = s.phase;
+  const inFlight =
+    p.kind === "restarting" ||
+    p.kind === "waiting-back" ||
+    p.kind === "settling" ||
+    p.kind === "verifying-restart";
+  return inFlight ? stepAt(s, p.step) : undefined;
+}
+
+/**
+ * Each closed gap of a task that flowed at the baseline, on the step whose worker the task stopped on (a window's
+ * earlier step, say), else on the step in flight; a step without data flow keeps none.
+ */
+function withGaps(
+  s: RolloutState,
+  inFlight: StepRecord,
+  gaps: readonly FlowGap[],
+  flowing: readonly string[] | null,
+): RolloutState {
+  const expected = new Set(flowing ?? []);
+  let next = s;
+  for (const gap of gaps) {
+    if (!expected.has(gap.task)) continue;
+    const owner =
+      next.steps
+        .filter((x) => x.workerId === gap.worker && x.status !== "pending" && x.step <= inFlight.step)
+        .at(-1) ?? stepAt(next, inFlight.step);
+    if (!owner?.dataFlow) continue;
+    const before = owner.dataFlow.gaps[gap.task] ?? 0;
+    next = updateStep(next, owner.step, {
+      dataFlow: {
+        ...owner.dataFlow,
+        gaps: { ...owner.dataFlow.gaps, [gap.task]: Math.max(before, gap.gapMs) },
+      },
+    });
+  }
+  return next;
+}

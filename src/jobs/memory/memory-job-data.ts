@@ -1,0 +1,48 @@
+import type { StoredAuditEntry } from "../store/audit-and-history.js";
+import type { StoredControl, StoredJobFields, StoredSlack } from "../store/job-record.js";
+
+export interface MemoryLock {
+  token: string;
+  jobId: string;
+  owner: string;
+  since: number;
+  expiresAt: number;
+}
+
+export interface MemoryJob {
+  fields: StoredJobFields;
+  control: StoredControl;
+  /** Slack thread and message ts values (beside the body, like Redis's `slack:thread` and `msg:*`). */
+  slack?: StoredSlack;
+  /** approval id → decision JSON */
+  decisions: Map<string, string>;
+  createdAt: number;
+}
+
+/**
+ * The in-process backend, as plain data (stored as text, like Redis, so nothing is shared by reference).
+ * Several stores made over the same data behave like replicas sharing one Redis. Tests may edit it to
+ * simulate corruption or a vanished lock.
+ */
+export interface MemoryJobData {
+  locks: Map<string, MemoryLock>;
+  fences: Map<string, number>;
+  jobs: Map<string, MemoryJob>;
+  audit: Map<string, StoredAuditEntry[]>;
+  history: Map<string, string[]>;
+  /** jobId → wake-up listeners of decision waiters */
+  waiters: Map<string, Set<(approvalId: string) => void>>;
+  auditSeq: number;
+}
+
+export function createMemoryJobData(): MemoryJobData {
+  return {
+    locks: new Map(),
+    fences: new Map(),
+    jobs: new Map(),
+    audit: new Map(),
+    history: new Map(),
+    waiters: new Map(),
+    auditSeq: 0,
+  };
+}

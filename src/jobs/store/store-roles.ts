@@ -1,0 +1,64 @@
+import type { JobStore } from "./job-store.js";
+
+/**
+ * The JobStore as each of its consumers sees it: the methods it calls and no more (as bullmq's LockManager sees its
+ * Worker through `LockManagerWorkerContext`). A consumer's dependencies then say what it can do to durable state, and
+ * its tests fake only that. These roles are the one way the store is narrowed; both stores implement all of them,
+ * being JobStores.
+ */
+
+/** The lock keeper (jobs/runner/lock-keeper.ts): renews its lease. */
+export type LeaseRenewer = Pick<JobStore, "renewLock">;
+
+/**
+ * The runner (jobs/runner/runner.ts): fenced checkpoints, reading the job's control requests back, audit lines.
+ * Approvals reach it through its ApprovalSource, the lease through the keeper's signal.
+ */
+export type RunnerStore = Pick<JobStore, "saveJob" | "loadJob" | "appendAudit">;
+
+/**
+ * The rollout service (jobs/runner/rollout-service.ts): takes and releases a cluster's lock, creates the job, finds
+ * and takes over orphans, records history; and hands its runners and their keepers their roles.
+ */
+export type RolloutServiceStore = RunnerStore &
+  LeaseRenewer &
+  Pick<
+    JobStore,
+    "acquireLock" | "releaseLock" | "listJobs" | "createJob" | "findOrphans" | "takeOver" | "pushHistory"
+  >;
+
+/** An approval source that waits for people's answers (chat's slack-approval-source.ts). */
+export type ApprovalWaitStore = Pick<JobStore, "waitForDecision">;
+
+/** Who holds a cluster's lock, with its job (usecases/read-lock.ts; a start refused on a lock taken meanwhile). */
+export type LockReader = Pick<JobStore, "readLock" | "loadJob">;
+
+/** Preparing a rollout (usecases/prepare-rollout.ts): the store answers and the cluster's lock is free. */
+export type PrepareStore = LockReader & Pick<JobStore, "ping">;
+
+/** Pause, resume or abort (usecases/control-rollout.ts): the cluster's unfinished job, the request, "abort" for a prompt. */
+export type ControlStore = Pick<JobStore, "listJobs" | "requestControl" | "decide">;
+
+/** Answering a prompt (usecases/answer-approval.ts): the job awaiting it, and the decision. */
+export type AnswerStore = Pick<JobStore, "loadJob" | "decide">;
+
+/** `status` and `history` (usecases/read-status.ts) and the team's cluster overview: jobs, locks, history. */
+export type StatusStore = Pick<JobStore, "listJobs" | "readLock" | "history">;
+
+/** The Slack side (chat/use-case-deps.ts): what the listeners' use-cases take of the store, together. */
+export type ChatStore = PrepareStore & ControlStore & AnswerStore & StatusStore;
+
+/** The operator commands of the CLI (status, unlock, abort: cli/operator-store.ts opens it). */
+export type OperatorCommandStore = Pick<
+  JobStore,
+  "listJobs" | "readLock" | "forceRelease" | "requestControl" | "decide" | "appendAudit"
+>;
+
+/** The Redis store's cluster locks and takeovers, built apart from the rest of it (jobs/redis/redis-locks.ts). */
+export type ClusterLocks = Pick<
+  JobStore,
+  "acquireLock" | "renewLock" | "releaseLock" | "readLock" | "forceRelease" | "findOrphans" | "takeOver"
+>;
+
+/** The Redis store's reads of jobs and decisions, built apart from the rest of it (jobs/redis/redis-job-reads.ts). */
+export type JobReads = Pick<JobStore, "loadJob" | "listJobs" | "readDecision">;

@@ -1,0 +1,50 @@
+import { formatDuration } from "../core/format-duration.js";
+import type { StepDataFlow } from "../core/rollout/rollout-state.js";
+import type { DataFlowTotals } from "../core/rollout/summarize.js";
+
+/**
+ * The words for data flow, as the per-task metrics show it: a step's gaps, a sink's growing lag, the rollout's totals,
+ * and why the gate cannot see data flow. Plain text, shared by the Slack thread and the terminal.
+ */
+
+/** "Data flow cannot be seen: …" — said once, when the workers' metrics have no per-task series. */
+export function dataFlowUnseenText(workers: readonly string[]): string {
+  const whose = workers.length > 0 ? `the metrics of ${workers.join(", ")} have` : "no worker's metrics have";
+  return `Data flow cannot be seen: ${whose} no per-task series, so the gate judges by task statuses alone (a task RUNNING without data looks healthy). Export them with the rules in deploy/jmx-exporter/connect.yml.`;
+}
+
+/**
+ * "data stopped 21s for worker-3's 8 tasks; longest 23s, orders-source/4" — the median and the longest gap of the
+ * tasks the step stopped; null when none stopped (or data flow was not visible).
+ */
+export function stepDataFlowText(worker: string, flow: StepDataFlow | null): string | null {
+  if (flow === null) return null;
+  const gaps = Object.entries(flow.gaps).sort((a, b) => b[1] - a[1]);
+  const [longest] = gaps;
+  if (longest === undefined) return null;
+  const median = median0(gaps.map(([, g]) => g));
+  const tasks = gaps.length === 1 ? "1 task" : `${gaps.length} tasks`;
+  return gaps.length === 1
+    ? `data stopped ${formatDuration(longest[1])} for ${worker}'s task ${longest[0]}`
+    : `data stopped ${formatDuration(median)} for ${worker}'s ${tasks}; longest ${formatDuration(longest[1])}, ${longest[0]}`;
+}
+
+/** "lag 12,400 records on orders-sink/2, falling" for each sink whose lag grew during the step. */
+export function lagLines(flow: StepDataFlow | null): string[] {
+  return (flow?.lag ?? []).map(
+    (l) => `lag ${l.lag.toLocaleString("en-US")} records on ${l.task}, ${l.trend}`,
+  );
+}
+
+/** "data stopped for 24 tasks: longest 23s (orders-source/4), Σ 8m10s; 2 idle tasks exempt". */
+export function dataFlowTotalsText(d: DataFlowTotals): string {
+  const longest = Object.entries(d.perTask).sort((a, b) => b[1] - a[1])[0];
+  const idle = d.tasksIdle > 0 ? `; ${d.tasksIdle} idle ${d.tasksIdle === 1 ? "task" : "tasks"} exempt` : "";
+  if (longest === undefined) return `no task's data stopped${idle}`;
+  return `data stopped for ${d.tasksMeasured} ${d.tasksMeasured === 1 ? "task" : "tasks"}: longest ${formatDuration(longest[1])} (${longest[0]}), Σ ${formatDuration(d.sumGapMs)}${idle}`;
+}
+
+function median0(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
+}

@@ -1,0 +1,102 @@
+import { formatDuration } from "../core/format-duration.js";
+import type {
+  FinishReason,
+  NotStarted,
+  ReorderReason,
+  SkipReason,
+  StepNote,
+  UnsettledStart,
+} from "../core/rollout/rollout-reasons.js";
+
+/**
+ * The words for the facts core returns about a rollout (core/rollout/rollout-reasons.ts): why it finished, why a step
+ * was skipped or moved, a step's note. Plain text (unescaped): the Slack views escape it, the terminal
+ * (`connect-roll run`, its `--json` lines and summary) and the audit trail print it as it is.
+ */
+
+/** "aborted by U2 before step 3", "every worker was restarted and the cluster settled after each step". */
+export function finishReasonText(reason: FinishReason): string {
+  switch (reason.kind) {
+    case "all-settled":
+      return "every worker was restarted and the cluster settled after each step";
+    case "nothing-to-do":
+      return "every worker already runs the target version; nothing to do";
+    case "continued-unsettled":
+      return `every worker was restarted, but ${reason.workers.join(", ")} continued without a passed settle gate (by approval)`;
+    case "connectors-unreadable":
+      return `cannot read the connectors of ${reason.cluster}: ${reason.error ?? "no worker answered"}; nothing was restarted`;
+    case "unsettled-at-start":
+      return `the cluster did not settle before the start (${unsettledStartText(reason.unsettled)}) within ${formatDuration(reason.waitedMs)}; nothing was restarted. Start again once it has settled`;
+    case "worker-not-found":
+      return `${reason.worker} is not a worker of ${reason.cluster}`;
+    case "aborted":
+      return `aborted by ${reason.by}`;
+    case "aborted-before-step":
+      return `aborted by ${reason.by} before step ${reason.step}`;
+    case "aborted-while-settling": {
+      const gate = reason.gate.map((r) => r.message).join("; ") || "no reason recorded";
+      return `aborted by ${reason.by} while ${reason.worker ?? "a worker"} was settling (it is back; the gate had not passed: ${gate})`;
+    }
+    case "aborted-at-prompt":
+      return `aborted by ${reason.by} at the ${reason.approval} prompt`;
+  }
+}
+
+const MAX_NOT_STARTED = 5;
+
+/** Why the first read was no baseline: "not started yet: orders/0 UNASSIGNED, … and 3 more". */
+export function unsettledStartText(unsettled: UnsettledStart): string {
+  switch (unsettled.kind) {
+    case "no-connectors-unconfirmed":
+      return "the cluster shows no connectors, and its workers' metrics do not confirm it is empty";
+    case "not-started": {
+      const { items } = unsettled;
+      const more = items.length > MAX_NOT_STARTED ? ` and ${items.length - MAX_NOT_STARTED} more` : "";
+      return `not started yet: ${items.slice(0, MAX_NOT_STARTED).map(notStartedText).join(", ")}${more}`;
+    }
+    case "rebalancing":
+      return `rebalancing: ${unsettled.workers.join(", ")}`;
+  }
+}
+
+function notStartedText(item: NotStarted): string {
+  return `${item.task === null ? item.connector : `${item.connector}/${item.task}`} ${item.state}`;
+}
+
+/** "already runs 3.7.1", "already restarted since the rollout began (process started 2024-…Z)". */
+export function skipReasonText(reason: SkipReason): string {
+  switch (reason.kind) {
+    case "on-target":
+      return `already runs ${reason.version}`;
+    case "restarted-since-start":
+      return `already restarted since the rollout began (process started ${new Date(reason.startedAt).toISOString()})`;
+  }
+}
+
+/** Why a step moved to the end of the order. */
+export function reorderReasonText(reason: ReorderReason): string {
+  switch (reason.kind) {
+    case "leader-now":
+      return "it is the group leader now; the leader is restarted last";
+  }
+}
+
+/** A step's note: its skip reason, who continued it, the executor's error, how its window went. */
+export function stepNoteText(note: StepNote): string {
+  switch (note.kind) {
+    case "on-target":
+    case "restarted-since-start":
+      return skipReasonText(note);
+    case "continued":
+      return `continued by ${note.by} without a passed gate`;
+    case "restart-failed":
+      return note.error;
+    case "crossed-in-window":
+      return "rejoined inside the scheduled-delay window; the settle gate runs once the window's last worker is back";
+    case "window-cut-short":
+      return `the next worker would not be back before the window's deadline: the window ends here and ${note.remaining} remaining worker(s) are grouped again`;
+  }
+}
+
+/** The words the runner's audit trail takes (`AuditWording` in src/jobs/runner/runner-deps.ts), from the composition root. */
+export const AUDIT_WORDING = { finishReason: finishReasonText, skipReason: skipReasonText } as const;

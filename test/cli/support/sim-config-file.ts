@@ -1,0 +1,45 @@
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { simClusterConfig } from "../../../src/composition/sim-cluster-config.js";
+import { type RunningSim, type StartSimOptions, startSim } from "../../../src/sim/start-sim.js";
+import { waitFor } from "../../support/wait-for.js";
+
+/**
+ * A simulated cluster in real time that the CLI can roll quickly (1 s scheduled delay, 200 ms restarts, a gate of two
+ * 150 ms polls after a 200 ms quiet period), and a config file naming it `sim`; resolves once every task runs.
+ * `name` tells the config files of different test files apart.
+ */
+export async function quickSimWithConfig(
+  name: string,
+  options: StartSimOptions,
+): Promise<{ sim: RunningSim; config: string }> {
+  const sim = await startSim({
+    virtualTime: false,
+    workers: 3,
+    version: "3.6.1",
+    delayMs: 1_000,
+    restartMs: 200,
+    taskStartMs: 50,
+    rebalanceMs: 30,
+    ...options,
+  });
+  const config = join(tmpdir(), `connect-roll-${name}-${process.pid}.yml`);
+  const cluster = simClusterConfig({
+    clusterName: "sim",
+    workers: sim.workers,
+    controlUrl: sim.controlUrl,
+    delayMs: 1_000,
+    restartMs: 200,
+    pollIntervalMs: 150,
+    quietPeriodMs: 200,
+    consecutivePolls: 2,
+  });
+  await writeFile(config, stringify({ clusters: { sim: cluster } }));
+  await waitFor("the simulator to start every task", () => {
+    const state = sim.cluster.state();
+    return state.leader !== null && state.tasks.length > 0 && state.tasks.every((t) => t.state === "RUNNING");
+  });
+  return { sim, config };
+}
