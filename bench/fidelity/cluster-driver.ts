@@ -1,4 +1,4 @@
-import { type LabOptions, startLab } from "../../src/lab/start-lab.js";
+import { type LabOptions, type RunningLab, startLab } from "../../src/lab/start-lab.js";
 import type { SimState } from "../../src/sim/sim-types.js";
 import { startSim } from "../../src/sim/start-sim.js";
 
@@ -131,4 +131,9 @@ export async function startLabDriver(
     ...extra,
   });
   return httpDriver("lab", lab.controlUrl, lab.workers, () => lab.close());
+}
+
+/** A driver over a lab that is already running (its owner closes it; `close` here does nothing). */
+export function labDriverOf(lab: RunningLab): ClusterDriver {
+  return httpDriver("lab", lab.controlUrl, lab.workers, async () => undefined);
 }

@@ -22,7 +22,7 @@ export interface Row {
 
 const NEXT: Readonly<Record<string, string>> = { "3.9.1": "4.1.1", "3.9.2": "4.1.1" };
 
-function shapeFor(kind: Scenario["shape"], version: string): ClusterShape {
+export function shapeFor(kind: Scenario["shape"], version: string): ClusterShape {
   const base = {
     version,
     workers: 3,
@@ -57,7 +57,7 @@ function compare(version: string, scenario: string, sim: Observation, real: Obse
   };
 }
 
-async function runOn(
+export async function runOn(
   start: () => Promise<ClusterDriver>,
   scenarios: readonly Scenario[],
   shape: ClusterShape,
@@ -76,6 +76,43 @@ async function runOn(
     await driver.close();
   }
   return out;
+}
+
+/** The rows of one version's scenarios: each simulator observation against the real one. */
+export function rowsFor(
+  version: string,
+  scenarios: readonly Scenario[],
+  sim: ReadonlyMap<string, Observation[] | Error>,
+  real: ReadonlyMap<string, Observation[] | Error>,
+): Row[] {
+  const rows: Row[] = [];
+  for (const s of scenarios) {
+    const a = sim.get(s.name);
+    const b = real.get(s.name);
+    if (a instanceof Error || b instanceof Error || a === undefined || b === undefined) {
+      rows.push({
+        version,
+        scenario: s.name,
+        observation: "scenario ran",
+        sim: a instanceof Error ? a.message : true,
+        real: b instanceof Error ? b.message : true,
+        tolerance: null,
+        verdict: "differs",
+        note: null,
+      });
+      continue;
+    }
+    for (const o of a)
+      rows.push(
+        compare(
+          version,
+          s.name,
+          o,
+          b.find((x) => x.name === o.name),
+        ),
+      );
+  }
+  return rows;
 }
 
 export async function runFidelity(
@@ -100,32 +137,7 @@ export async function runFidelity(
         scenarios,
         shape,
       );
-      for (const s of scenarios) {
-        const a = sim.get(s.name);
-        const b = real.get(s.name);
-        if (a instanceof Error || b instanceof Error || a === undefined || b === undefined) {
-          rows.push({
-            version,
-            scenario: s.name,
-            observation: "scenario ran",
-            sim: a instanceof Error ? a.message : true,
-            real: b instanceof Error ? b.message : true,
-            tolerance: null,
-            verdict: "differs",
-            note: null,
-          });
-          continue;
-        }
-        for (const o of a)
-          rows.push(
-            compare(
-              version,
-              s.name,
-              o,
-              b.find((x) => x.name === o.name),
-            ),
-          );
-      }
+      rows.push(...rowsFor(version, scenarios, sim, real));
     }
   }
   return rows;

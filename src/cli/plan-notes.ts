@@ -2,11 +2,10 @@ import { formatDuration } from "../core/format-duration.js";
 import type { Finding, Plan, PlanPolicy } from "../core/plan/plan-types.js";
 import { resolvePlanPolicy } from "../core/plan/resolve-plan-policy.js";
 import { windowTiming } from "../core/plan/window-timing.js";
-import { compareVersions, parseKafkaVersion } from "../core/version.js";
 
 /**
  * What `connect-roll plan` adds to the engine's findings so the plan does not leave people guessing: why pace
- * `window` formed no window (the margin against the delay), and a target older than what workers run.
+ * `window` formed no window (the margin against the delay).
  */
 function duration(ms: number): string {
   return ms < 10_000 ? `${ms} ms` : formatDuration(ms);
@@ -27,19 +26,6 @@ export function planNotes(plan: Plan, policy: PlanPolicy, delayMs: number): Find
         `${duration(resolved.windowMarginFloorMs)}, and each further follower ${duration(t.stepMs)}), so every ` +
         "step runs as in pace safe. A longer scheduled.rebalance.max.delay.ms or a smaller pace.windowMarginFloorMs makes room.",
     });
-  }
-  if (plan.target.kind === "upgrade") {
-    const to = parseKafkaVersion(plan.target.version);
-    const older = plan.steps.filter((s) => {
-      const from = s.fromVersion === null ? null : parseKafkaVersion(s.fromVersion);
-      return from !== null && to !== null && compareVersions(to, from) < 0;
-    });
-    if (older.length > 0)
-      out.push({
-        severity: "warn",
-        code: "downgrade",
-        message: `This is a downgrade: ${older.map((s) => `${s.worker} runs ${s.fromVersion}`).join(", ")}, the target is ${plan.target.version}. Make sure that is intended and that the target's release notes allow it; a downgrade to a version that speaks only eager (before 2.3) duplicates tasks (KAFKA-13816; see docs/connect-behaviour.md#downgrades).`,
-      });
   }
   return out;
 }

@@ -7,8 +7,8 @@ import { eventJson } from "./run-json.js";
 
 /**
  * What `run` prints of a rollout's events: a line per event that says something (the Slack thread, as text), or a
- * JSON object per event with --json; and what `plan` adds to the engine's findings (a downgrade, why no window
- * formed), on stderr, once the rollout is planned.
+ * JSON object per event with --json; and, on stderr once the rollout is planned, what `plan` adds to the engine's
+ * findings (why no window formed) and the plan's downgrade warning.
  */
 export function printRunEvents(
   io: CliIo,
@@ -18,7 +18,10 @@ export function printRunEvents(
   const lastGate = new Map<number, string>();
   return (event) => {
     if (event.kind === "rollout-planned")
-      for (const note of planNotes(event.plan, settings.planPolicy, settings.delayMs))
+      for (const note of [
+        ...planNotes(event.plan, settings.planPolicy, settings.delayMs),
+        ...event.plan.findings.filter((f) => f.code === "downgrade"),
+      ])
         io.stderr.write(`connect-roll run: ${note.severity}: ${note.message}\n`);
     if (json) io.stdout.write(`${JSON.stringify(eventJson(event))}\n`);
     else {

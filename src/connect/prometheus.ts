@@ -214,6 +214,18 @@ function singleValue(samples: readonly PrometheusSample[], name: string): number
   return values.every((v) => v === first) ? first : null;
 }
 
+/**
+ * The smallest positive value among a metric's series: a start time. From 4.2 (KIP-1120) a worker registers its
+ * app-info twice, under its `client.id` and under its worker id (`"host:port"`), with start times some milliseconds
+ * apart: one process, so the earliest is when it started.
+ */
+function earliest(samples: readonly PrometheusSample[], name: string): number | null {
+  const values = samples
+    .filter((s) => s.name === name && Number.isFinite(s.value) && s.value > 0)
+    .map((s) => s.value);
+  return values.length === 0 ? null : Math.min(...values);
+}
+
 function finiteCount(value: number | null): number | null {
   return value !== null && Number.isFinite(value) && value >= 0 ? value : null;
 }
@@ -273,7 +285,7 @@ export function metricsFromPrometheus(samples: readonly PrometheusSample[]): Wor
     assignedConnectors: finiteCount(singleValue(samples, n.assignedConnectors)),
     assignedTasks: finiteCount(singleValue(samples, n.assignedTasks)),
     startTimeMs: positiveTime(
-      singleValue(samples, n.startTimeMs) ?? secondsToMs(singleValue(samples, STRIMZI_START_TIME_SECONDS)),
+      earliest(samples, n.startTimeMs) ?? secondsToMs(earliest(samples, STRIMZI_START_TIME_SECONDS)),
     ),
     taskFlow: taskFlowFromPrometheus(samples),
   };

@@ -116,15 +116,79 @@ async function copyDependencies(
     { timeoutMs },
   );
   if (result.code !== 0) {
-    const missing = /Could not (?:resolve|find)[^\n]*/.exec(result.output)?.[0];
+    const missing =
+      /Could not find artifact ([\w.-]+):([\w.-]+):jar:([\w.-]+)/.exec(result.output) ??
+      /([\w.-]+):([\w.-]+):jar:([\w.-]+) was not found/.exec(result.output);
+    if (missing?.[1] && missing[2] && missing[3]) {
+      const served = await servedVersions(dir, missing[1], missing[2]);
+      throw new AppError(
+        ErrorCode.UsageInvalid,
+        unresolvedMessage(missing[1], missing[2], missing[3], served),
+      );
+    }
+    const reason = /Could not (?:resolve|find)[^\n]*?(?= in [a-z]+ \(|$)/m.exec(result.output)?.[0];
     throw new AppError(
       ErrorCode.UsageInvalid,
-      `Maven could not fetch ${name}${missing ? `: ${missing.trim()}` : ` (exit ${result.code})`}; the lab supports Kafka 3.6.x – 4.4.x`,
+      `Maven could not fetch ${name}${reason ? `: ${reason.trim()}` : ` (exit ${result.code})`}; the lab supports Kafka 3.6.x – 4.4.x`,
     );
   }
   await rename(tmpLib, lib);
   await writeFile(marker, new Date().toISOString());
   return lib;
+}
+
+/**
+ * The versions of an artifact that Maven's repository lists, read from the metadata Maven keeps in the local repository
+ * (the default `~/.m2/repository`) once it has resolved a version range of that artifact (a range no version
+ * satisfies: nothing is downloaded but the metadata). Empty when Maven or the metadata gives nothing.
+ */
+async function servedVersions(dir: string, group: string, artifact: string): Promise<string[]> {
+  const pomFile = join(dir, "versions-pom.xml");
+  await writeFile(pomFile, pom("versions", [{ group, artifact, version: "[9999,)" }]));
+  await runTool("mvn", ["-B", "-q", "-f", pomFile, `${DEPENDENCY_PLUGIN}:resolve`], { timeoutMs: 120_000 });
+  const folder = join(homedir(), ".m2", "repository", ...group.split("."), artifact);
+  const files = existsSync(folder)
+    ? (await readdir(folder)).filter((f) => /^maven-metadata.*\.xml$/.test(f))
+    : [];
+  const versions = new Set<string>();
+  for (const f of files)
+    for (const m of (await readFile(join(folder, f), "utf8")).matchAll(/<version>([^<]+)<\/version>/g))
+      if (m[1]) versions.add(m[1].trim());
+  return [...versions];
+}
+
+const numeric = (v: string) => v.split(".").map((n) => Number.parseInt(n, 10) || 0);
+function byVersion(a: string, b: string): number {
+  const x = numeric(a);
+  const y = numeric(b);
+  for (let i = 0; i < Math.max(x.length, y.length); i += 1) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/**
+ * One line for a version Maven cannot resolve: the versions of its line (major.minor) that the repository lists, and
+ * the newest of every line the lab supports.
+ */
+export function unresolvedMessage(
+  group: string,
+  artifact: string,
+  version: string,
+  served: readonly string[],
+): string {
+  const line = version.split(".").slice(0, 2).join(".");
+  const supported = served
+    .filter((v) => /^\d+\.\d+\.\d+$/.test(v) && (SUPPORTED_KAFKA.test(v) || OLD_CONNECT.test(v)))
+    .sort(byVersion);
+  const sameLine = supported.filter((v) => v.startsWith(`${line}.`));
+  const newest = new Map<string, string>();
+  for (const v of supported) newest.set(v.split(".").slice(0, 2).join("."), v);
+  const head = `Maven cannot resolve Kafka ${version} (${group}:${artifact}:${version})`;
+  if (supported.length === 0) return `${head}; check the version (the lab supports 2.2.x – 4.4.x)`;
+  const lines = [...newest.values()].filter((v) => SUPPORTED_KAFKA.test(v) || v.startsWith("2.8."));
+  return `${head}; it resolves ${sameLine.length > 0 ? `${line}: ${sameLine.join(", ")}` : `no ${line}.x`} (newest of each line: ${lines.join(", ")})`;
 }
 
 export interface KafkaJars {

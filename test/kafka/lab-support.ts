@@ -3,11 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { stringify } from "yaml";
+import { planCommand } from "../../src/cli/commands/plan.js";
 import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
 import { checkoutRestartCommand, labClusterConfig } from "../../src/composition/lab-cluster-config.js";
+import type { PlanJson } from "../../src/core/plan/plan-json.js";
 import { type LabOptions, type RunningLab, startLab } from "../../src/lab/start-lab.js";
 import type { SimState } from "../../src/sim/sim-types.js";
+import { captureIo } from "../support/capture-io.js";
 import { waitFor } from "../support/wait-for.js";
 
 export type LabState = SimState;
@@ -52,6 +55,15 @@ export async function startLabWithConfig(
   extra: Record<string, unknown> = {},
 ): Promise<{ lab: RunningLab; config: string; cluster: Record<string, unknown> }> {
   const lab = await startLab(options);
+  return { lab, ...(await writeLabConfig(lab, options, extra)) };
+}
+
+/** A connect-roll config (cluster `lab`, the command executor) for a running lab, written to a temporary file. */
+export async function writeLabConfig(
+  lab: RunningLab,
+  options: Pick<LabOptions, "delayMs" | "sessionTimeoutMs">,
+  extra: Record<string, unknown> = {},
+): Promise<{ config: string; cluster: Record<string, unknown> }> {
   const cluster = {
     ...labClusterConfig({
       workers: lab.workers,
@@ -65,7 +77,22 @@ export async function startLabWithConfig(
   };
   const config = join(tmpdir(), `connect-roll-lab-${process.pid}-${Date.now()}.yml`);
   await writeFile(config, stringify({ clusters: { lab: cluster } }));
-  return { lab, config, cluster };
+  return { config, cluster };
+}
+
+/** `connect-roll plan --config FILE lab TARGET --json` in this process: the exit code and the plan object. */
+export async function runPlan(
+  config: string,
+  target: string,
+): Promise<{ code: number; plan: PlanJson | null; stderr: string }> {
+  const io = captureIo({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "error" });
+  const code = await runCli(
+    { version: "0.0.0", commands: [planCommand] },
+    ["plan", "--config", config, "lab", target, "--json"],
+    io,
+  );
+  const line = io.out().trim().split("\n").at(-1) ?? "";
+  return { code, plan: line.startsWith("{") ? (JSON.parse(line) as PlanJson) : null, stderr: io.err() };
 }
 
 /**
@@ -77,6 +104,8 @@ export async function runRollout(
   target: string,
   flags: readonly string[],
   onEvent: (event: RolloutEventLine) => void | Promise<void> = () => undefined,
+  /** The run is interrupted (as by Ctrl-C) after this long: a worker that never comes back ends the run, not the suite. */
+  timeoutMs = 1_200_000,
 ): Promise<{ code: number; events: RolloutEventLine[]; stderr: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -108,7 +137,7 @@ export async function runRollout(
       stderr,
       stdin: new PassThrough(),
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "error" },
-      signal: new AbortController().signal,
+      signal: AbortSignal.timeout(timeoutMs),
     },
   );
   await Promise.all(pending);

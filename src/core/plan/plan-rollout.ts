@@ -5,6 +5,7 @@ import { adviseDelay } from "./advise-delay.js";
 import { findConnectorFindings } from "./connector-findings.js";
 import { countConfiguredTasks, countWorkerTasks } from "./count-worker-tasks.js";
 import { findDataFlowFindings } from "./data-flow-findings.js";
+import { findDowngradeFindings } from "./downgrade-findings.js";
 import { groupPaceWindows } from "./group-pace-windows.js";
 import { orderWorkers } from "./order-workers.js";
 import type {
@@ -141,6 +142,7 @@ export function planRollout(
     ...findConnectorFindings(snapshot, p),
     ...delay.findings,
     ...findProtocolFindings(forecast),
+    ...findDowngradeFindings(steps, target),
     ...findDataFlowFindings(dataFlow),
     ...order.skipped.map((s) => ({
       severity: "info" as const,
