@@ -170,7 +170,11 @@ function foldTask(
     const began = p.rate !== null && p.rate > 0 ? Math.max(p.readAt, at - written / p.rate) : at;
     closed(Math.max(0, Math.round(began - gap.since)), gap.from);
   }
-  const rate = !fresh && advanced && at > p.readAt ? (f.records - p.records) / (at - p.readAt) : p.rate;
+  // Rounded (records per ms to 1e-6): the track is checkpointed, and 17 digits of a rate are bytes for nothing.
+  const rate =
+    !fresh && advanced && at > p.readAt
+      ? Math.round(((f.records - p.records) / (at - p.readAt)) * 1e6) / 1e6
+      : p.rate;
   return {
     worker: r.worker,
     kind: f.kind,
