@@ -187,7 +187,7 @@ export function createSimCluster(init: SimClusterOptions): SimCluster {
     if (wasRunning) emit(ctx, { kind: "worker-down", worker: w.name });
     if (!member) return;
     if (mode === "graceful") {
-      stopAllWork(ctx, member, { writeStatus: true, workerStaysUp: false });
+      stopAllWork(ctx, member, { writeStatus: true, workerStaysUp: false, shutdown: true });
       member.alive = false;
       leaveGroup(ctx, member);
     } else {

@@ -20,6 +20,8 @@ export interface ConnectorModel {
 export interface RunItem {
   state: "starting" | "RUNNING" | "FAILED" | "PAUSED";
   token: number;
+  /** When it became RUNNING (absent while starting). */
+  runningSince?: number;
 }
 
 export interface Member {

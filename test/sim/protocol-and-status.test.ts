@@ -65,8 +65,33 @@ describe("protocol negotiation (docs/connect-behaviour.md#protocol-negotiation)"
 });
 
 describe("status store (docs/connect-behaviour.md#task-statuses)", () => {
+  it("a graceful stop moments after its tasks started leaves them a stale RUNNING (their UNASSIGNED is lost), as on real workers", async () => {
+    const c = await sim({ delayMs: 10_000 });
+    await c.advance(5_000);
+    const f = followers(await c.state())[0] ?? "";
+    await c.post(`/sim/workers/${f}/restart`);
+    let s = await c.state();
+    const running = (st: typeof s) =>
+      st.tasks.filter(
+        (t) => st.workers.find((w) => w.name === f)?.tasks.includes(t.id) && t.state === "RUNNING",
+      );
+    for (let i = 0; i < 600 && running(s).length === 0; i++) {
+      await c.advance(100);
+      s = await c.state();
+    }
+    const started = running(s).map((t) => t.id);
+    expect(started.length).toBeGreaterThan(0);
+    await c.post(`/sim/workers/${f}/stop?mode=graceful`);
+    await c.advance(1_000);
+    const after = await c.state();
+    const workerId = after.workers.find((w) => w.name === f)?.workerId;
+    for (const t of started)
+      expect(after.tasks.find((x) => x.id === t)).toMatchObject({ state: "RUNNING", workerId });
+  });
+
   it("graceful stop writes UNASSIGNED with the old worker id; a crash leaves stale RUNNING", async () => {
     const c = await sim();
+    await c.advance(5_000);
     const s = await c.state();
     const [f1, f2] = followers(s);
     const w1 = s.workers.find((w) => w.name === f1);
@@ -89,7 +114,7 @@ describe("status store (docs/connect-behaviour.md#task-statuses)", () => {
         workerId: w2?.workerId,
       });
     }
-    // The crash is noticed only after the session timeout (10 s): the rebalance waits for it.
+    // The crash is noticed only after the session timeout (10 s): the rebalance waits for it (from the stop).
     const gen = after.generation;
     await c.advance(6_000);
     expect((await c.state()).generation).toBeGreaterThan(gen);

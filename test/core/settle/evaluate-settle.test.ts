@@ -49,6 +49,33 @@ describe("evaluateSettle: graceful follower bounce", () => {
     expect(codes(verdict)).not.toContain("assignment-incomplete");
   });
 
+  it("a task left a stale RUNNING by the graceful stop counts as held through the worker's rejoin (0 assigned), and the data-flow check agrees", () => {
+    const now = DEADLINE - 60_000;
+    const rejoined = () =>
+      held()
+        .withConnector("orders", (c) => c.task(5, "RUNNING", "worker-3"))
+        .withWorker("worker-3", (w) => w.assignedTasks(0).metrics({ taskFlow: {} }));
+    const flowing = {
+      ...baseline,
+      flow: { flowing: ["orders/2", "orders/5", "clicks/2"], idle: [], errors: {}, lag: {} },
+    };
+    const track = { since: STOP_AT - 60_000, visible: true, tasks: {} };
+    const verdict = evaluateSettle({
+      baseline: flowing,
+      polls: pollsAt([now - 10_000, now], rejoined),
+      policy: {},
+      now,
+      flow: track,
+    });
+    expect(reason(verdict, "held-by-scheduled-delay")?.heldTasks).toEqual([
+      "orders/2",
+      "orders/5",
+      "clicks/2",
+    ]);
+    expect(codes(verdict)).not.toContain("data-not-flowing");
+    expect(codes(verdict)).not.toContain("stale-running");
+  });
+
   it("while the worker is still down, says so as well", () => {
     const now = STOP_AT + 20_000;
     const down = () => held().withWorker("worker-3", (w) => w.unreachable());
