@@ -135,6 +135,8 @@ export const SINK_TASK_SERIES = [
   "kafka_connect_sink_task_sink_record_send_total",
 ] as const;
 export const SINK_LAG_SERIES = "kafka_consumer_fetch_manager_records_lag";
+/** The sink consumer's fetches (label `clientid`): they tell a sink with nothing to read from a stuck one. */
+export const SINK_FETCH_SERIES = "kafka_consumer_fetch_manager_fetch_total";
 
 /** Problems with the sink series of the sink tasks ("sink-01/0") a worker runs. */
 export async function sinkMetricProblems(
@@ -153,6 +155,8 @@ export async function sinkMetricProblems(
     const lag = samples.filter((s) => s.name === SINK_LAG_SERIES && s.labels.clientid === client);
     if (!lag.some((s) => s.labels.topic !== undefined && s.labels.partition !== undefined))
       problems.push(`${worker}: no ${SINK_LAG_SERIES}{clientid="${client}",topic,partition}`);
+    if (!samples.some((s) => s.name === SINK_FETCH_SERIES && s.labels.clientid === client))
+      problems.push(`${worker}: no ${SINK_FETCH_SERIES}{clientid="${client}"}`);
   }
   return problems;
 }
