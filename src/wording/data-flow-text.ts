@@ -29,11 +29,18 @@ export function stepDataFlowText(worker: string, flow: StepDataFlow | null): str
     : `data stopped ${formatDuration(median)} for ${worker}'s ${tasks}; longest ${formatDuration(longest[1])}, ${longest[0]}`;
 }
 
-/** "lag 12,400 records on orders-sink/2, falling" for each sink whose lag grew during the step. */
+/**
+ * "lag 12,400 records on orders-sink/2, falling" for each sink whose lag grew during the step, or "lag rose to 1,840
+ * records on orders-sink/2, now 120, falling" (", back to its baseline" at the baseline) once it has come down.
+ */
 export function lagLines(flow: StepDataFlow | null): string[] {
-  return (flow?.lag ?? []).map(
-    (l) => `lag ${l.lag.toLocaleString("en-US")} records on ${l.task}, ${l.trend}`,
-  );
+  const n = (x: number) => x.toLocaleString("en-US");
+  return (flow?.lag ?? []).map((l) => {
+    if (l.peak <= l.lag) return `lag ${n(l.lag)} records on ${l.task}, ${l.trend}`;
+    return l.lag === 0
+      ? `lag rose to ${n(l.peak)} records on ${l.task} during the step, back to 0`
+      : `lag rose to ${n(l.peak)} records on ${l.task} during the step, now ${n(l.lag)}, ${l.trend}`;
+  });
 }
 
 /** "data stopped for 24 tasks: longest 23s (orders-source/4), Σ 8m10s; 2 idle tasks exempt". */

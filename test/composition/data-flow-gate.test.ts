@@ -136,7 +136,9 @@ describe("the data-flow gate on the simulator", () => {
     expect(result.summary.result).toBe("succeeded");
     const lagged = settled.flatMap((e) => e.dataFlow?.lag ?? []);
     expect(lagged.length).toBeGreaterThan(0);
-    expect(lagged.every((l) => l.task.startsWith("orders-sink/") && l.lag > 0)).toBe(true);
+    expect(lagged.every((l) => l.task.startsWith("orders-sink/") && l.peak > 0 && l.peak >= l.lag)).toBe(
+      true,
+    );
     expect(lagged.map((l) => l.trend)).toContain("falling");
   });
 });

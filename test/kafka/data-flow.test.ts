@@ -64,6 +64,14 @@ describe("data flow on the lab", () => {
       signal: AbortSignal.timeout(30_000),
     });
     expect(put.status).toBe(200);
+    // A slow sink (each batch of at most 10 records costs 200 ms): the backlog a restart leaves drains over reads.
+    const slow = await fetch(`${lab.controlUrl}/sim/connectors/sink-01`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ config: { "lab.put.ms": "200", "consumer.override.max.poll.records": "10" } }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    expect(slow.status).toBe(200);
     await until("the lab steady with conn-03 idle", async () => {
       const s = await labState(started.lab);
       return steady(s) && s.workers.every((w) => w.state === "running");
@@ -102,6 +110,14 @@ describe("data flow on the lab", () => {
       expect(Math.abs(r.measured - r.real), JSON.stringify(r)).toBeLessThanOrEqual(r.tolerance);
     expect(Object.keys(measured).some((t) => t.startsWith("conn-03/"))).toBe(false);
     expect(summary.steps.every((s) => s.dataFlow !== null)).toBe(true);
+    // The sink's lag grew while its tasks were away and is told in the step's reply (a finding, not a blocker).
+    const lagged = events
+      .filter((e) => e.kind === "step-settled")
+      .flatMap(
+        (e) => (e.dataFlow as { lag?: { task: string; lag: number; peak: number }[] } | null)?.lag ?? [],
+      );
+    console.log(JSON.stringify({ scenario: "sink lag in step replies", lagged }));
+    expect(lagged.some((l) => l.task.startsWith("sink-01/") && l.peak > 0)).toBe(true);
     // The verifiable sink: nothing lost. An at-least-once source after restarts may write some numbers twice.
     expect(after.dataFlow.sink?.missing).toBe(0);
   });

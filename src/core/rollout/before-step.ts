@@ -94,7 +94,7 @@ function restartStep(b: BeforeStep, step: StepRecord): PhaseResult {
     restartIssuedAt: now,
     note: null,
     gate: [],
-    dataFlow: flow === null ? null : { gaps: {}, idle: flow.idle.length, lag: [] },
+    dataFlow: flow === null ? null : { gaps: {}, idle: flow.idle.length, peakLag: {}, lag: [] },
   });
   return done({
     state: { ...issued, phase: { kind: "restarting", step: stepNo, stepId, baseline: baseline.baseline } },

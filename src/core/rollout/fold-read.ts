@@ -1,4 +1,4 @@
-import { learnedFlow } from "../settle/assess-flow.js";
+import { lagPeaks, learnedFlow } from "../settle/assess-flow.js";
 import type { BaselineFlow } from "../settle/settle-types.js";
 import { type FlowGap, trackFlow } from "../settle/track-flow.js";
 import type { ClusterSnapshot } from "../snapshot.js";
@@ -36,7 +36,17 @@ export function foldRead(s: RolloutState, snapshot: ClusterSnapshot): RolloutSta
   const step = inFlightStep(next);
   if (!step) return next;
   next = updateStep(next, step.step, { measurements: addDelta(step.measurements, tracked.delta) });
+  next = withLagPeaks(next, step);
   return flowed.gaps.length === 0 ? next : withGaps(next, step, flowed.gaps, flowing);
+}
+
+/** A sink's lag above its baseline's, at its highest during the step in flight. */
+function withLagPeaks(s: RolloutState, step: StepRecord): RolloutState {
+  const baseline = phaseBaselineFlow(s);
+  const flow = stepAt(s, step.step)?.dataFlow;
+  if (!baseline || !flow) return s;
+  const peaks = lagPeaks(baseline, s.flow, flow.peakLag);
+  return peaks === null ? s : updateStep(s, step.step, { dataFlow: { ...flow, peakLag: peaks } });
 }
 
 /** The tasks expected to move data now: the flowing ones of the step's (or window's) baseline, else as learned. */

@@ -68,10 +68,16 @@ export interface StepDataFlow {
   readonly gaps: Readonly<Record<string, number>>;
   /** Tasks idle at the step's baseline (exempt from the data-flow condition). */
   readonly idle: number;
-  /** Sink tasks whose lag grew since the baseline, when the step settled: largest first, at most five. */
+  /** Each sink task's largest lag above its baseline's, read during the step (records). */
+  readonly peakLag: Readonly<Record<string, number>>;
+  /**
+   * Sink tasks whose lag grew during the step, when it settled: the lag then, the most it reached and its trend;
+   * largest peak first, at most five.
+   */
   readonly lag: readonly {
     readonly task: string;
     readonly lag: number;
+    readonly peak: number;
     readonly trend: "rising" | "falling" | "steady";
   }[];
 }

@@ -39,7 +39,7 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
       measurements: { ...step.measurements, settleMs },
       dataFlow:
         step.dataFlow && flow
-          ? { ...step.dataFlow, lag: growingLag(flow, s.flow).slice(0, 5) }
+          ? { ...step.dataFlow, lag: growingLag(flow, s.flow, step.dataFlow.peakLag).slice(0, 5) }
           : step.dataFlow,
     });
     const after = stepAt(settled, step.step) ?? step;

@@ -118,13 +118,33 @@ function taskErrors(baseline: BaselineFlow, track: FlowTrack): GateReason[] {
 export function growingLag(
   baseline: BaselineFlow,
   track: FlowTrack,
-): { task: string; lag: number; trend: "rising" | "falling" | "steady" }[] {
-  const out: { task: string; lag: number; trend: "rising" | "falling" | "steady" }[] = [];
+  peaks: Readonly<Record<string, number>> = {},
+): { task: string; lag: number; peak: number; trend: "rising" | "falling" | "steady" }[] {
+  const out: { task: string; lag: number; peak: number; trend: "rising" | "falling" | "steady" }[] = [];
+  for (const [task, t] of Object.entries(track.tasks)) {
+    if (t.kind !== "sink") continue;
+    const lag = t.lag ?? 0;
+    const peak = Math.max(peaks[task] ?? 0, lag);
+    if (peak <= (baseline.lag[task] ?? 0)) continue;
+    out.push({ task, lag, peak, trend: trendOf(t) });
+  }
+  return out.sort((a, b) => b.peak - a.peak || b.lag - a.lag);
+}
+
+/** Each sink task whose lag now stands above its baseline's and above its peak so far: the new peaks. */
+export function lagPeaks(
+  baseline: BaselineFlow,
+  track: FlowTrack,
+  peaks: Readonly<Record<string, number>>,
+): Record<string, number> | null {
+  let next: Record<string, number> | null = null;
   for (const [task, t] of Object.entries(track.tasks)) {
     if (t.kind !== "sink" || t.lag === null || t.lag <= (baseline.lag[task] ?? 0)) continue;
-    out.push({ task, lag: t.lag, trend: trendOf(t) });
+    if (t.lag <= (peaks[task] ?? 0)) continue;
+    next ??= { ...peaks };
+    next[task] = t.lag;
   }
-  return out.sort((a, b) => b.lag - a.lag);
+  return next;
 }
 
 function trendOf(t: TaskFlowTrack): "rising" | "falling" | "steady" {

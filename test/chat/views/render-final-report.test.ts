@@ -29,7 +29,9 @@ describe("renderFinalReport", () => {
       .settled(5)
       .settled(6, { tasksMoved: 6 })
       .dataFlow(1, { "orders/0": 21_000, "orders/3": 23_400, "orders-sink/1": 20_100 })
-      .dataFlow(3, { "orders/1": 20_800 }, [{ task: "orders-sink/2", lag: 12_400, trend: "falling" }])
+      .dataFlow(3, { "orders/1": 20_800 }, [
+        { task: "orders-sink/2", lag: 12_400, peak: 12_400, trend: "falling" },
+      ])
       .dataFlow(5, {})
       .finished("succeeded", { kind: "all-settled" })
       .build();

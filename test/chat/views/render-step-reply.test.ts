@@ -99,12 +99,16 @@ describe("renderStepReply", () => {
     const state = aRollout()
       .settled(1)
       .dataFlow(1, { "orders/0": 21_000, "orders/3": 23_400, "orders/5": 20_100 }, [
-        { task: "orders-sink/2", lag: 12_400, trend: "falling" },
+        { task: "orders-sink/2", lag: 12_400, peak: 12_400, trend: "falling" },
+        { task: "orders-sink/0", lag: 120, peak: 1_840, trend: "falling" },
+        { task: "orders-sink/1", lag: 0, peak: 900, trend: "steady" },
       ])
       .build();
     const text = reply(state, 1, stepStart(2));
     expect(text).toContain("📉 data stopped 21s for connect-1's 3 tasks; longest 23s, orders/3");
     expect(text).toContain("🐢 lag 12,400 records on orders-sink/2, falling");
+    expect(text).toContain("🐢 lag rose to 1,840 records on orders-sink/0 during the step, now 120, falling");
+    expect(text).toContain("🐢 lag rose to 900 records on orders-sink/1 during the step, back to 0");
   });
 
   it("settled leader step is marked", () => {

@@ -186,7 +186,7 @@ export class RolloutStateBuilder {
         ...this.state,
         plan: { ...plan, dataFlow: { kind: "visible", flowing: 22, idle: ["audit/0", "audit/1"] } },
       };
-    return this.step(n, { dataFlow: { gaps, idle: 2, lag } });
+    return this.step(n, { dataFlow: { gaps, idle: 2, peakLag: {}, lag } });
   }
 
   decided(record: ApprovalRecord): this {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assessFlow, growingLag, learnBaselineFlow } from "../../../src/core/settle/assess-flow.js";
+import { assessFlow, growingLag, lagPeaks, learnBaselineFlow } from "../../../src/core/settle/assess-flow.js";
 import { EMPTY_FLOW_TRACK, type FlowTrack, trackFlow } from "../../../src/core/settle/track-flow.js";
 import type { ClusterSnapshot } from "../../../src/core/snapshot.js";
 import { aCluster, type ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
@@ -180,7 +180,30 @@ describe("learnBaselineFlow and assessFlow", () => {
         .build();
     const track = fold([sink(1_000, 12_000), sink(2_000, 12_400)]).track;
     expect(growingLag({ flowing: [], idle: [], errors: {}, lag: { "orders-sink/0": 100 } }, track)).toEqual([
-      { task: "orders-sink/0", lag: 12_400, trend: "rising" },
+      { task: "orders-sink/0", lag: 12_400, peak: 12_400, trend: "rising" },
     ]);
+  });
+
+  it("keeps a sink's highest lag of the step, so a lag that grew and came back down is still told", () => {
+    const sink = (at: number, lag: number) =>
+      b
+        .copy()
+        .at(at)
+        .withWorker("worker-2", (w) => w.flow("orders-sink/0", 10 + at, { kind: "sink", lag, fetches: at }))
+        .build();
+    const baseline = { flowing: [], idle: [], errors: {}, lag: { "orders-sink/0": 100 } };
+    let peaks: Record<string, number> = {};
+    for (const at of [1_000, 2_000, 3_000]) {
+      const lag = at === 2_000 ? 1_840 : at === 1_000 ? 600 : 0;
+      const track = fold([sink(at - 500, lag), sink(at, lag)]).track;
+      peaks = lagPeaks(baseline, track, peaks) ?? peaks;
+    }
+    expect(peaks).toEqual({ "orders-sink/0": 1_840 });
+    const now = fold([sink(2_000, 1_840), sink(3_000, 0)]).track;
+    expect(lagPeaks(baseline, now, peaks)).toBeNull();
+    expect(growingLag(baseline, now, peaks)).toEqual([
+      { task: "orders-sink/0", lag: 0, peak: 1_840, trend: "falling" },
+    ]);
+    expect(growingLag(baseline, now)).toEqual([]);
   });
 });

@@ -10,6 +10,9 @@ public class LabSinkTask extends SinkTask {
   private String connector;
   private int task;
   private LabControl control;
+  private long putMs;
+  /** What each non-empty batch costs the task, ms (a slow destination; default 0). */
+  static final String PUT_MS = "lab.put.ms";
 
   @Override
   public String version() {
@@ -28,6 +31,7 @@ public class LabSinkTask extends SinkTask {
     control = new LabControl(props.get(LabControl.DIR), connector, task);
     long startMs = Long.parseLong(props.getOrDefault(LabSourceConnector.TASK_START_MS, "0"));
     if (startMs > 0) LabControl.sleepQuietly(startMs);
+    putMs = Long.parseLong(props.getOrDefault(PUT_MS, "0"));
     LabSourceTask.emit(head("start") + "}");
   }
 
@@ -48,6 +52,8 @@ public class LabSinkTask extends SinkTask {
           .append(r.kafkaOffset()).append(",\"").append(r.key()).append("\",").append(r.value()).append(']');
     }
     LabSourceTask.emit(line.append("]}").toString());
+    // A slow destination: each batch costs this long, so a backlog drains over several polls.
+    if (putMs > 0) LabControl.sleepQuietly(putMs);
   }
 
   @Override
