@@ -1,3 +1,4 @@
+import type { FidelityState } from "./cluster-driver.js";
 import {
   delta,
   follower,
@@ -151,6 +152,39 @@ export const RESTART_SCENARIOS: readonly Scenario[] = [
         },
         { name: "a delay deadline opens", value: opened },
       ];
+    },
+  },
+  {
+    name: "graceful-stop-right-after-start",
+    summary:
+      "a follower stopped gracefully moments after its tasks came back: what REST shows while it is away",
+    shape: "base",
+    async run(c, shape) {
+      const s0 = await settle(c, shape);
+      const f = follower(s0);
+      const wid = s0.workers.find((w) => w.name === f.name)?.workerId;
+      const onIt = (s: FidelityState) =>
+        f.tasks.every((t) => {
+          const x = s.tasks.find((y) => y.id === t);
+          return x?.state === "RUNNING" && x.workerId === wid;
+        });
+      await c.control(`/sim/workers/${f.name}/stop?mode=graceful`);
+      await c.control(`/sim/workers/${f.name}/start`);
+      // The delay hands its tasks back to it at the deadline: they have just started when it stops again.
+      await c.until(
+        "its tasks back on it",
+        (s) => s.heldTasks.length === 0 && onIt(s),
+        shape.delayMs * 2 + 60_000,
+      );
+      await c.control(`/sim/workers/${f.name}/stop?mode=graceful`);
+      const away = await c.state();
+      const stale = f.tasks.filter((t) => {
+        const x = away.tasks.find((y) => y.id === t);
+        return x?.state === "RUNNING" && x.workerId === wid;
+      }).length;
+      await c.control(`/sim/workers/${f.name}/start`);
+      await settle(c, shape);
+      return [{ name: "some of its tasks keep a stale RUNNING", value: stale > 0 }];
     },
   },
   {
