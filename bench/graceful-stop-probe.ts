@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createHttpClusterReader } from "../src/connect/http-cluster-reader.js";
 import { captureBaseline } from "../src/core/settle/capture-baseline.js";
@@ -22,6 +24,24 @@ interface Round {
   readonly stale: number;
   readonly gateWhileAway: string;
   readonly gateAfterRejoin: string;
+}
+
+/** Seconds from the last task start to each "Kafka Connect stopping" in a worker's log (the worker's own clock). */
+async function stopsAfterStart(dir: string, worker: string): Promise<string> {
+  const text = await readFile(join(dir, worker, "worker.log"), "utf8");
+  const at = (line: string) => {
+    const m = /^\[\d{4}-\d\d-\d\d (\d\d):(\d\d):(\d\d),(\d{3})\]/.exec(line);
+    return m ? Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4]) / 1000 : null;
+  };
+  let started: number | null = null;
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    const t = at(line);
+    if (t === null) continue;
+    if (line.includes("Source task finished initialization and start")) started = t;
+    else if (line.includes("Kafka Connect stopping") && started !== null) out.push((t - started).toFixed(2));
+  }
+  return out.join(" ");
 }
 
 function argOf(name: string, fallback: string): string {
@@ -63,15 +83,28 @@ async function main(): Promise<void> {
     now: Date.now,
   });
   const out: Round[] = [];
+  let victimName: string | null = null;
   try {
     const steady = (s: SimState) =>
       s.heldTasks.length === 0 &&
       s.workers.every((w) => w.state === "running") &&
       s.tasks.every((t) => t.state === "RUNNING");
     for (let i = 0; i < rounds; i++) {
-      const s0 = await until("the cluster steady", steady, 180_000);
+      // Steady twice 5 s apart with the same assignment: not a lull between the rebalances of its creation.
+      let s0 = await until("the cluster steady", steady, 180_000);
+      for (;;) {
+        const at = Date.now();
+        await until("a quiet moment", () => Date.now() >= at + 5_000);
+        const again = await until("the cluster steady", steady, 180_000);
+        const same =
+          JSON.stringify(again.workers.map((w) => w.tasks)) ===
+          JSON.stringify(s0.workers.map((w) => w.tasks));
+        s0 = again;
+        if (same) break;
+      }
       const victim = s0.workers.find((w) => w.name !== s0.leader && w.tasks.length > 0);
       if (!victim) throw new Error("no follower with tasks");
+      victimName = victim.name;
       const mine = (s: SimState) => s.tasks.filter((t) => victim.tasks.includes(t.id));
       // Stop and start the victim: the delay hands its tasks back to it at the deadline, which is "just started".
       await control(`/sim/workers/${victim.name}/stop?mode=graceful`);
@@ -132,6 +165,8 @@ async function main(): Promise<void> {
       out.push(row);
       console.log(JSON.stringify(row));
     }
+    if (victimName !== null)
+      console.log(`from ${victimName}'s log: ${await stopsAfterStart(lab.dir, victimName)}`);
   } finally {
     await reader.close();
     await lab.close();

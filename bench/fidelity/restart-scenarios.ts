@@ -129,10 +129,11 @@ export const RESTART_SCENARIOS: readonly Scenario[] = [
   },
   {
     name: "graceful-stop-statuses",
-    summary: "a follower stopped gracefully (SIGTERM): what REST shows while it is away",
+    summary:
+      "a follower stopped gracefully (SIGTERM), its tasks running for a while: what REST shows while it is away",
     shape: "base",
     async run(c, shape) {
-      const s0 = await settle(c, shape);
+      const s0 = await settle(c, shape, 15_000);
       const f = follower(s0);
       await c.control(`/sim/workers/${f.name}/stop?mode=graceful`);
       const away = await c.until(

@@ -27,8 +27,24 @@ export const steady = (s: FidelityState) =>
   s.tasks.length > 0 &&
   s.tasks.every((t) => t.state === "RUNNING");
 
-export async function settle(c: ClusterDriver, shape: ClusterShape): Promise<FidelityState> {
-  return c.until("steady", steady, shape.delayMs * 3 + 120_000);
+/**
+ * Steady, and still steady with the same assignment `quietMs` of cluster time later: a cluster that is still creating
+ * its connectors (a rebalance every few hundred ms) is steady for a moment between two rebalances, and a scenario
+ * that stops a worker then would stop tasks that have only just started.
+ */
+export async function settle(c: ClusterDriver, shape: ClusterShape, quietMs = 3_000): Promise<FidelityState> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const first = await c.until("steady", steady, shape.delayMs * 3 + 120_000);
+    const later = await c.until("a quiet moment", (s) => s.now >= first.now + quietMs, quietMs + 60_000);
+    if (steady(later) && sameAssignment(first, later)) return later;
+  }
+  throw new Error(`${c.kind}: steady: never quiet for ${quietMs} ms`);
+}
+
+function sameAssignment(a: FidelityState, b: FidelityState): boolean {
+  const of = (s: FidelityState) =>
+    JSON.stringify(s.workers.map((w) => [w.name, [...w.tasks].sort()]).sort(), null, 0);
+  return of(a) === of(b);
 }
 
 /** The first follower (by name) that runs at least one task. */
