@@ -120,7 +120,7 @@ describe("Connect REST API over HTTP (docs/connect-behaviour.md#the-rest-api)", 
 
     // Start a rebalance: a follower leaves gracefully (its tasks running for a while: their UNASSIGNED is written);
     // the rebalance is in progress for 300 ms.
-    await c.advance(5_000);
+    await c.advance(10_000);
     await c.post(`/sim/workers/${followers(afterRestart)[0]}/stop`);
     expect((await request(`${url}/connectors/conn-01/config`)).statusCode).toBe(500);
     expect((await request(`${url}/connectors/conn-01/pause`, { method: "PUT" })).statusCode).toBe(409);

@@ -91,7 +91,7 @@ describe("status store (docs/connect-behaviour.md#task-statuses)", () => {
 
   it("graceful stop writes UNASSIGNED with the old worker id; a crash leaves stale RUNNING", async () => {
     const c = await sim();
-    await c.advance(5_000);
+    await c.advance(10_000);
     const s = await c.state();
     const [f1, f2] = followers(s);
     const w1 = s.workers.find((w) => w.name === f1);
