@@ -66,6 +66,11 @@ describe("the data-flow gate on the simulator", () => {
     expect(result.summary.totals.dataFlow).toMatchObject({ tasksIdle: 2 });
     expect(result.summary.steps.every((step) => step.dataFlow !== null)).toBe(true);
     expect(result.summary.planVsReality?.dataFlowGapMs?.real).toBe(result.summary.totals.dataFlow?.maxGapMs);
+    // The timeline's "not flowing" is the tasks of the worker in its step (one at a time here), never the cluster's.
+    const points = result.outcome.state.timeline;
+    expect(points.some((p) => (p.notFlowing ?? 0) > 0)).toBe(true);
+    const perWorker = Math.ceil(points[0]?.total ?? 0) / 4;
+    for (const p of points) expect(p.notFlowing ?? 0, JSON.stringify(p)).toBeLessThanOrEqual(perWorker + 1);
   });
 
   it("holds the gate on a task stalled right after its worker's restart, asks with data-stalled naming it, and an unattended run ends without restarting the next worker", async () => {

@@ -1,6 +1,6 @@
 import { lagPeaks, learnedFlow } from "../settle/assess-flow.js";
 import type { BaselineFlow } from "../settle/settle-types.js";
-import { type FlowGap, trackFlow } from "../settle/track-flow.js";
+import { type FlowGap, type TaskFlowTrack, trackFlow } from "../settle/track-flow.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import { recordTimeline } from "./record-timeline.js";
 import type { RolloutState, StepRecord } from "./rollout-state.js";
@@ -19,10 +19,11 @@ export function foldRead(s: RolloutState, snapshot: ClusterSnapshot): RolloutSta
   let next: RolloutState = { ...s, track: tracked.track, flow: flowed.track };
   if (snapshot.connectors !== null) {
     const total = snapshot.connectors.reduce((n, c) => n + (c.state === "STOPPED" ? 0 : c.tasks.length), 0);
+    const quietMs = 2 * Math.max(s.settings.pollIntervalMs, 500);
     const notFlowing =
       flowing === null
         ? null
-        : flowing.filter((t) => flowed.track.tasks[t]?.movedAt !== snapshot.readAt).length;
+        : flowing.filter((t) => !flowsAt(flowed.track.tasks[t], snapshot.readAt, quietMs)).length;
     next = {
       ...next,
       timeline: recordTimeline(s.timeline, {
@@ -47,6 +48,17 @@ function withLagPeaks(s: RolloutState, step: StepRecord): RolloutState {
   if (!baseline || !flow) return s;
   const peaks = lagPeaks(baseline, s.flow, flow.peakLag);
   return peaks === null ? s : updateStep(s, step.step, { dataFlow: { ...flow, peakLag: peaks } });
+}
+
+/**
+ * A task flows at a read when it runs (a live instance, no open gap) and made progress within the last two polls: two
+ * reads moments apart (the runner reads while the executor works) find most counters unchanged without any task
+ * having stopped.
+ */
+function flowsAt(t: TaskFlowTrack | undefined, at: number, quietMs: number): boolean {
+  if (t === undefined || t.worker === null || t.gap !== null) return false;
+  const last = t.progressAt ?? t.movedAt;
+  return last !== null && at - last <= quietMs;
 }
 
 /** The tasks expected to move data now: the flowing ones of the step's (or window's) baseline, else as learned. */
