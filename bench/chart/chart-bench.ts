@@ -39,7 +39,13 @@ function measure(workers: number, windowSize: number) {
     writeFileSync(join(out, `chart-${workers}-workers.svg`), svg);
     writeFileSync(join(out, `chart-${workers}-workers.png`), png);
   }
-  return { workers, svgMs: median(svgMs), pngMs: median(pngMs), svgBytes: Buffer.byteLength(svg), pngBytes: png.length };
+  return {
+    workers,
+    svgMs: median(svgMs),
+    pngMs: median(pngMs),
+    svgBytes: Buffer.byteLength(svg),
+    pngBytes: png.length,
+  };
 }
 
 for (const row of [measure(12, 4), measure(200, 10)]) {
