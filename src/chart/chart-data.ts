@@ -22,7 +22,7 @@ export function buildChartData(state: RolloutState, options: ChartDataOptions = 
   const windows = chartWindows(state, spanMs);
   const settleEnds = windowSettleEnds(state, windows);
   return {
-    title: `${state.cluster} → ${state.target.argument}: ${resultWords(state)}`,
+    title: `${state.cluster} → ${state.target.argument}: ${resultWords(state, options.interrupted === true)}`,
     subtitle: subtitleOf(state, spanMs, options.note),
     startedAt: state.startedAt,
     spanMs,
@@ -49,8 +49,10 @@ export function buildChartData(state: RolloutState, options: ChartDataOptions = 
   };
 }
 
-function resultWords(state: RolloutState): string {
+function resultWords(state: RolloutState, interrupted: boolean): string {
   const phase = state.phase;
+  if (interrupted && phase.kind !== "finished")
+    return `interrupted, ${stepsDone(state)} of ${state.steps.length} steps done`;
   switch (phase.kind) {
     case "finished":
       return phase.result;

@@ -9,6 +9,7 @@ import {
   laneSeries,
   SEGMENTS,
   shareSeries,
+  visibleDeadlines,
   windowSeries,
 } from "./chart-series.js";
 import type { ChartData } from "./chart-types.js";
@@ -57,7 +58,7 @@ export function chartOption(data: ChartData): EChartsOption {
     min: 0,
     max: span,
     splitLine: { lineStyle: { color: CHART_COLORS.grid } },
-    axisLabel: { show: labels, formatter: (v: number) => clock(v), fontSize: 15, ...muted },
+    axisLabel: { show: labels, formatter: (v: number) => clock(v, span), fontSize: 15, ...muted },
     ...(labels
       ? {
           name: "time since start",
@@ -96,7 +97,7 @@ export function chartOption(data: ChartData): EChartsOption {
         ),
         ...(data.windows.some((w) => w.kind === "eager") ? [{ name: "eager window", icon: "rect" }] : []),
         ...(data.windows.some((w) => w.kind === "pace") ? [{ name: "pace window", icon: "rect" }] : []),
-        ...(data.deadlines.length > 0 ? [{ name: "delay deadline", icon: ICON_DASHED }] : []),
+        ...(visibleDeadlines(data).length > 0 ? [{ name: "delay deadline", icon: ICON_DASHED }] : []),
         ...(data.approvals.length > 0 ? [{ name: "approval", icon: ICON_BAR }] : []),
         { name: "tasks not running", icon: ICON_BAR },
         ...(data.flowVisible ? [{ name: "tasks not flowing", icon: ICON_DASHED }] : []),

@@ -77,9 +77,14 @@ export function deadlineSeries(data: ChartData): SeriesOption {
       symbol: "none",
       lineStyle: { color: CHART_COLORS.deadline, type: "dashed", width: 1.5 },
       label: { show: false },
-      data: data.deadlines.map((d) => ({ xAxis: seconds(d.at) })),
+      data: visibleDeadlines(data).map((d) => ({ xAxis: seconds(d.at) })),
     },
   });
+}
+
+/** The deadlines on the axis (a running rollout's next one may lie past its end). */
+export function visibleDeadlines(data: ChartData): ChartData["deadlines"] {
+  return data.deadlines.filter((d) => d.at <= data.spanMs);
 }
 
 export function approvalSeries(data: ChartData): SeriesOption {
@@ -89,13 +94,13 @@ export function approvalSeries(data: ChartData): SeriesOption {
       symbol: "none",
       lineStyle: { color: CHART_COLORS.approval, type: "solid", width: 2.5 },
       label: { show: true, position: "start", fontSize: 14, color: CHART_COLORS.approval, formatter: "{b}" },
-      data: data.approvals.map((a) => ({ xAxis: seconds(a.at), name: approvalLabel(a) })),
+      data: data.approvals.map((a) => ({ xAxis: seconds(a.at), name: approvalLabel(a, data.spanMs) })),
     },
   });
 }
 
-export function approvalLabel(a: ChartData["approvals"][number]): string {
-  const at = clock(seconds(a.at));
+export function approvalLabel(a: ChartData["approvals"][number], span: number): string {
+  const at = clock(seconds(a.at), seconds(span));
   return a.decision === null
     ? `${a.kind} asked ${at}, waiting`
     : `${a.kind}: ${a.decision} · ${a.by ?? "?"} · ${at}`;
@@ -161,9 +166,14 @@ function segmentRenderer(color: string, border: string | null, laneH: number): C
   };
 }
 
-/** Seconds since the start as m:ss (h:mm:ss past an hour). */
-export function clock(totalSeconds: number): string {
+/**
+ * Seconds since the start for people: m:ss (h:mm:ss past an hour); on an axis shorter than two minutes, seconds
+ * (with a tenth below ten seconds), so close ticks do not read the same.
+ */
+export function clock(totalSeconds: number, spanSeconds = Number.POSITIVE_INFINITY): string {
+  if (spanSeconds < 10) return `${(Math.round(Math.max(0, totalSeconds) * 10) / 10).toString()}s`;
   const s = Math.max(0, Math.round(totalSeconds));
+  if (spanSeconds < 120) return `${s}s`;
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
   const sec = (s % 60).toString().padStart(2, "0");

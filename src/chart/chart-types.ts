@@ -78,6 +78,8 @@ export interface ChartSharePoint {
 export interface ChartDataOptions {
   /** For a running rollout: where the x axis ends (open segments are drawn up to it). Default: the last checkpoint. */
   readonly now?: number;
+  /** The run stopped before the rollout finished (its checkpoint kept to resume): the title says so. */
+  readonly interrupted?: boolean;
   /** A line under the title, e.g. "simulated cluster". */
   readonly note?: string;
 }

@@ -1,5 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { chartFormatOf } from "../chart/chart-format.js";
+import type { ChartDataOptions } from "../chart/chart-types.js";
 import { type ChartFormat, renderRolloutChart } from "../chart/render-chart.js";
 import type { RolloutState } from "../core/rollout/rollout-state.js";
 import type { CliIo } from "./command.js";
@@ -34,10 +35,10 @@ export async function writeChartFile(
   command: string,
   chart: ChartTarget,
   state: RolloutState,
-  now: number,
+  options: ChartDataOptions,
 ): Promise<boolean> {
   try {
-    await writeFile(chart.file, renderRolloutChart(state, chart.format, { now }));
+    await writeFile(chart.file, renderRolloutChart(state, chart.format, options));
     io.stderr.write(`connect-roll ${command}: chart written to ${chart.file}\n`);
     return true;
   } catch (e) {

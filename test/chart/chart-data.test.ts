@@ -95,6 +95,13 @@ describe("buildChartData", () => {
     expect(chart.lanes[4]?.segments).toEqual([]);
   });
 
+  it("says in the title when the run drawing it was interrupted", () => {
+    const running = syntheticRollout({ workers: 5, runningAtStep: 3 });
+    expect(buildChartData(running, { interrupted: true }).title).toBe(
+      "prod-connect → v3.9.1: interrupted, 2 of 5 steps done",
+    );
+  });
+
   it("shows a prompt still waiting as an approval without decision", () => {
     const base = syntheticRollout({ workers: 3, runningAtStep: 2 });
     const waiting = {

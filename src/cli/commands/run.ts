@@ -170,7 +170,11 @@ async function runOnStore(
         `connect-roll run: resuming interrupted rollout ${started.resumedJobId} of ${ctx.name} from its checkpoint\n`,
       );
     const outcome = await started.done;
-    if (flags.chart !== null) await writeChartFile(io, "run", flags.chart, outcome.state, Date.now());
+    if (flags.chart !== null)
+      await writeChartFile(io, "run", flags.chart, outcome.state, {
+        now: Date.now(),
+        interrupted: outcome.kind === "lock-lost",
+      });
     return reportOutcome(outcome, {
       io,
       json: flags.json,

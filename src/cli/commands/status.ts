@@ -183,5 +183,7 @@ async function writeClusterChart(
     );
     return ExitCode.Failed;
   }
-  return (await writeChartFile(io, "status", chart, state, Date.now())) ? ExitCode.Ok : ExitCode.Failed;
+  return (await writeChartFile(io, "status", chart, state, { now: Date.now() }))
+    ? ExitCode.Ok
+    : ExitCode.Failed;
 }
