@@ -20,14 +20,14 @@ export interface ChartLayout {
   readonly height: number;
 }
 
-const WIDTH = 1200;
+const WIDTH = 1000;
 /** Title and subtitle; with approvals, room above the lanes for their labels. */
-const TOP = 92;
-const TOP_WITH_APPROVALS = 118;
+const TOP = 96;
+const TOP_WITH_APPROVALS = 124;
 const SHARE_HEIGHT = 160;
-const GAP = 60;
-const BOTTOM = 92;
-const LEFT = 190;
+const GAP = 76;
+const BOTTOM = 96;
+const LEFT = 200;
 const RIGHT = 40;
 
 /** Lane height: roomy for a dozen workers, thinner for hundreds (the lanes' block stays under ~1000 px). */
@@ -51,6 +51,13 @@ export function chartOption(data: ChartData): EChartsOption {
   const top = topOf(data);
   const lanesHeight = Math.max(1, data.lanes.length) * laneH;
   const span = data.spanMs / 1000;
+  const shareTop = top + lanesHeight + GAP;
+  const legendStyle = {
+    itemGap: 18,
+    itemWidth: 24,
+    itemHeight: 14,
+    textStyle: { fontSize: 16, color: CHART_COLORS.text, fontFamily: CHART_FONT },
+  };
   const muted = { color: CHART_COLORS.mutedText, fontFamily: CHART_FONT };
   const timeAxis = (gridIndex: number, labels: boolean) => ({
     type: "value" as const,
@@ -58,7 +65,7 @@ export function chartOption(data: ChartData): EChartsOption {
     min: 0,
     max: span,
     splitLine: { lineStyle: { color: CHART_COLORS.grid } },
-    axisLabel: { show: labels, formatter: (v: number) => clock(v, span), fontSize: 15, ...muted },
+    axisLabel: { show: labels, formatter: (v: number) => clock(v, span), fontSize: 16, ...muted },
     ...(labels
       ? {
           name: "time since start",
@@ -78,34 +85,38 @@ export function chartOption(data: ChartData): EChartsOption {
       subtext: data.subtitle,
       left: 16,
       top: 10,
-      textStyle: { fontSize: 26, fontWeight: "bold", color: CHART_COLORS.text, fontFamily: CHART_FONT },
-      subtextStyle: { fontSize: 16, ...muted },
+      textStyle: { fontSize: 28, fontWeight: "bold", color: CHART_COLORS.text, fontFamily: CHART_FONT },
+      subtextStyle: { fontSize: 17, ...muted },
     },
-    legend: {
-      bottom: 10,
-      left: "center",
-      itemGap: 20,
-      itemWidth: 24,
-      itemHeight: 14,
-      textStyle: { fontSize: 15, color: CHART_COLORS.text, fontFamily: CHART_FONT },
-      data: [
-        ...SEGMENTS.filter((s) => data.lanes.some((l) => l.segments.some((g) => g.kind === s.kind))).map(
-          (s) => ({
-            name: s.name,
-            icon: "rect",
-          }),
-        ),
-        ...(data.windows.some((w) => w.kind === "eager") ? [{ name: "eager window", icon: "rect" }] : []),
-        ...(data.windows.some((w) => w.kind === "pace") ? [{ name: "pace window", icon: "rect" }] : []),
-        ...(visibleDeadlines(data).length > 0 ? [{ name: "delay deadline", icon: ICON_DASHED }] : []),
-        ...(data.approvals.length > 0 ? [{ name: "approval", icon: ICON_BAR }] : []),
-        { name: "tasks not running", icon: ICON_BAR },
-        ...(data.flowVisible ? [{ name: "tasks not flowing", icon: ICON_DASHED }] : []),
-      ],
-    },
+    legend: [
+      {
+        bottom: 10,
+        left: "center",
+        ...legendStyle,
+        data: [
+          ...SEGMENTS.filter((s) => data.lanes.some((l) => l.segments.some((g) => g.kind === s.kind))).map(
+            (s) => ({ name: s.name, icon: "rect" }),
+          ),
+          ...(data.windows.some((w) => w.kind === "eager") ? [{ name: "eager window", icon: "rect" }] : []),
+          ...(data.windows.some((w) => w.kind === "pace") ? [{ name: "pace window", icon: "rect" }] : []),
+          ...(visibleDeadlines(data).length > 0 ? [{ name: "delay deadline", icon: ICON_DASHED }] : []),
+          ...(data.approvals.length > 0 ? [{ name: "approval", icon: ICON_BAR }] : []),
+        ],
+      },
+      {
+        // The share chart's own legend, above its top right corner.
+        top: shareTop - 40,
+        right: RIGHT,
+        ...legendStyle,
+        data: [
+          { name: "tasks not running", icon: ICON_BAR },
+          ...(data.flowVisible ? [{ name: "tasks not flowing", icon: ICON_DASHED }] : []),
+        ],
+      },
+    ],
     grid: [
       { left: LEFT, right: RIGHT, top, height: lanesHeight },
-      { left: LEFT, right: RIGHT, top: top + lanesHeight + GAP, height: SHARE_HEIGHT },
+      { left: LEFT, right: RIGHT, top: shareTop, height: SHARE_HEIGHT },
     ],
     xAxis: [timeAxis(0, false), timeAxis(1, true)],
     yAxis: [
@@ -117,7 +128,7 @@ export function chartOption(data: ChartData): EChartsOption {
         axisTick: { show: false },
         axisLabel: {
           interval: labelEvery,
-          fontSize: laneH >= 24 ? 16 : 12,
+          fontSize: laneH >= 24 ? 17 : 12,
           color: CHART_COLORS.text,
           width: LEFT - 16,
           overflow: "truncate",
@@ -131,8 +142,8 @@ export function chartOption(data: ChartData): EChartsOption {
         max: 100,
         interval: 25,
         name: "% of tasks",
-        nameTextStyle: { fontSize: 15, align: "right", ...muted },
-        axisLabel: { formatter: "{value}%", fontSize: 14, ...muted },
+        nameTextStyle: { fontSize: 16, align: "right", ...muted },
+        axisLabel: { formatter: "{value}%", fontSize: 15, ...muted },
         splitLine: { lineStyle: { color: CHART_COLORS.grid } },
       },
     ],

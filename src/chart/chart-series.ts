@@ -7,10 +7,10 @@ import type { ChartData, SegmentKind } from "./chart-types.js";
 
 export const SEGMENTS: readonly { kind: SegmentKind; name: string; color: string; border: string | null }[] =
   [
-    { kind: "down", name: "down (restarting)", color: CHART_COLORS.down, border: null },
+    { kind: "down", name: "restarting", color: CHART_COLORS.down, border: null },
     {
       kind: "settling",
-      name: "back on target, settling",
+      name: "back, settling",
       color: CHART_COLORS.settling,
       border: CHART_COLORS.settlingBorder,
     },
@@ -93,7 +93,7 @@ export function approvalSeries(data: ChartData): SeriesOption {
       silent: true,
       symbol: "none",
       lineStyle: { color: CHART_COLORS.approval, type: "solid", width: 2.5 },
-      label: { show: true, position: "start", fontSize: 14, color: CHART_COLORS.approval, formatter: "{b}" },
+      label: { show: true, position: "start", fontSize: 15, color: CHART_COLORS.approval, formatter: "{b}" },
       data: data.approvals.map((a) => ({ xAxis: seconds(a.at), name: approvalLabel(a, data.spanMs) })),
     },
   });
@@ -128,7 +128,7 @@ export function shareSeries(data: ChartData): SeriesOption[] {
         silent: true,
         symbol: "none",
         lineStyle: { color: CHART_COLORS.stepStart, type: "dotted", width: 1 },
-        label: { show: true, position: "end", fontSize: 12, color: CHART_COLORS.mutedText, formatter: "{b}" },
+        label: { show: true, position: "end", fontSize: 13, color: CHART_COLORS.mutedText, formatter: "{b}" },
         data: marked.map((s) => ({ xAxis: seconds(s.at), name: `${s.step}` })),
       },
       animation: false,
