@@ -80,7 +80,7 @@ const STRATEGY_COLORS: Readonly<Record<StrategyId, string>> = {
   "all-at-once": OKABE_ITO.vermillion,
 };
 
-const SIZE = { width: 1000, height: 680 };
+export const FRONTIER_SIZE = { width: 1000, height: 680 };
 const FLOOR = "floor (per-figure bound)";
 
 /** A strategy's legend entry carries its figures: the points may sit close together. */
@@ -176,7 +176,7 @@ export function frontierOption(data: FrontierData): EChartsOption {
 /** `--chart DIR`: the scenario's frontier as `frontier-<id>.svg` and `.png`. */
 export function writeFrontierChart(dir: string, data: FrontierData, id: string): string[] {
   mkdirSync(dir, { recursive: true });
-  const svg = renderOptionSvg(frontierOption(data), SIZE);
+  const svg = renderOptionSvg(frontierOption(data), FRONTIER_SIZE);
   const files = [join(dir, `frontier-${id}.svg`), join(dir, `frontier-${id}.png`)];
   writeFileSync(files[0] ?? "", svg);
   writeFileSync(files[1] ?? "", svgToPng(svg));

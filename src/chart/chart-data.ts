@@ -23,7 +23,7 @@ export function buildChartData(state: RolloutState, options: ChartDataOptions = 
   const settleEnds = windowSettleEnds(state, windows);
   return {
     title: `${state.cluster} → ${state.target.argument}: ${resultWords(state, options.interrupted === true)}`,
-    subtitle: subtitleOf(state, spanMs, options.note),
+    subtitle: subtitleOf(state, spanMs, options),
     startedAt: state.startedAt,
     spanMs,
     running,
@@ -65,10 +65,11 @@ function resultWords(state: RolloutState, interrupted: boolean): string {
   }
 }
 
-function subtitleOf(state: RolloutState, spanMs: number, note: string | undefined): string {
+function subtitleOf(state: RolloutState, spanMs: number, options: ChartDataOptions): string {
   const workers = `${state.steps.length} worker${state.steps.length === 1 ? "" : "s"}`;
-  const parts = [workers, `${formatDuration(spanMs)}`, `started ${new Date(state.startedAt).toISOString()}`];
-  if (note !== undefined) parts.push(note);
+  const parts = [workers, formatDuration(spanMs)];
+  if (options.hideStart !== true) parts.push(`started ${new Date(state.startedAt).toISOString()}`);
+  if (options.note !== undefined) parts.push(options.note);
   return parts.join(" · ");
 }
 

@@ -80,6 +80,8 @@ export interface ChartDataOptions {
   readonly now?: number;
   /** The run stopped before the rollout finished (its checkpoint kept to resume): the title says so. */
   readonly interrupted?: boolean;
+  /** Leave the start's date out of the subtitle (a simulator in virtual time starts at the epoch). */
+  readonly hideStart?: boolean;
   /** A line under the title, e.g. "simulated cluster". */
   readonly note?: string;
 }
