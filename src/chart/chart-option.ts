@@ -76,6 +76,11 @@ export function chartOption(data: ChartData): EChartsOption {
       : {}),
   });
   const labelEvery = laneH >= 14 ? 0 : Math.ceil(14 / laneH) - 1;
+  const leaderAt = data.lanes.findIndex((l) => l.isLeader);
+  // Every k-th worker when lanes are thin, and always the leader (the k-th labels too close above it give way).
+  const showLaneLabel = (index: number) =>
+    index === leaderAt ||
+    (index % (labelEvery + 1) === 0 && !(leaderAt > index && leaderAt - index <= labelEvery));
   return {
     backgroundColor: CHART_COLORS.background,
     textStyle: { fontFamily: CHART_FONT, color: CHART_COLORS.text, fontSize: 15 },
@@ -127,7 +132,8 @@ export function chartOption(data: ChartData): EChartsOption {
         data: data.lanes.map((l) => (l.isLeader ? `★ ${l.worker} (leader)` : l.worker)),
         axisTick: { show: false },
         axisLabel: {
-          interval: labelEvery,
+          interval: 0,
+          formatter: (name: string, index: number) => (showLaneLabel(index) ? name : ""),
           fontSize: laneH >= 24 ? 17 : 12,
           color: CHART_COLORS.text,
           width: LEFT - 16,

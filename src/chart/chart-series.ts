@@ -106,12 +106,17 @@ export function approvalLabel(a: ChartData["approvals"][number], span: number): 
     : `${a.kind}: ${a.decision} · ${a.by ?? "?"} · ${at}`;
 }
 
-/** At most this many step lines on the share chart; beyond it every k-th step's, so they stay lines, not a wall. */
+/**
+ * At most this many step lines on the share chart, and this many of them numbered; beyond, every k-th step's, so they
+ * stay lines (and numbers), not a wall.
+ */
 const MAX_STEP_LINES = 40;
+const MAX_STEP_NUMBERS = 16;
 
 export function shareSeries(data: ChartData): SeriesOption[] {
   const every = Math.ceil(data.stepStarts.length / MAX_STEP_LINES);
   const marked = data.stepStarts.filter((_, i) => i % every === 0);
+  const numberEvery = Math.ceil(marked.length / MAX_STEP_NUMBERS);
   const series: SeriesOption[] = [
     {
       type: "line",
@@ -129,7 +134,11 @@ export function shareSeries(data: ChartData): SeriesOption[] {
         symbol: "none",
         lineStyle: { color: CHART_COLORS.stepStart, type: "dotted", width: 1 },
         label: { show: true, position: "end", fontSize: 13, color: CHART_COLORS.mutedText, formatter: "{b}" },
-        data: marked.map((s) => ({ xAxis: seconds(s.at), name: `${s.step}` })),
+        data: marked.map((s, i) => ({
+          xAxis: seconds(s.at),
+          name: `${s.step}`,
+          ...(i % numberEvery === 0 ? {} : { label: { show: false } }),
+        })),
       },
       animation: false,
     } as SeriesOption,

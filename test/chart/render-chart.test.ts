@@ -28,4 +28,14 @@ describe("renderRolloutChart", () => {
     expect(png.readUInt32BE(20)).toBe(height);
     expect(png.length).toBeLessThan(300_000);
   });
+
+  it("thins the worker labels of hundreds of lanes but always names the leader", () => {
+    const big = renderRolloutChart(syntheticRollout({ workers: 200, windowSize: 10 }), "svg").toString(
+      "utf8",
+    );
+    const labels = big.match(/>(★ )?worker-\d+( \(leader\))?</g) ?? [];
+    expect(labels.length).toBeGreaterThan(40);
+    expect(labels.length).toBeLessThan(100);
+    expect(labels).toContain(">★ worker-200 (leader)<");
+  });
 });
