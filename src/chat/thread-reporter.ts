@@ -120,11 +120,20 @@ export function createThreadReporter(
     const parent = notifier.handleOf(parentKey);
     if (parent === null) return;
     Promise.all([parent.ts, report.ts])
-      .then(([threadTs]) => chart.post({ channel, threadTs, state, now: options.now() }))
+      .then(async ([threadTs]) => ({
+        threadTs,
+        result: await chart.post({ channel, threadTs, state, now: options.now() }),
+      }))
       .then(
-        (result) => {
-          if (result.kind === "failed")
-            note(`⚠️ The timeline chart could not be posted: ${escapeMrkdwn(result.why)}.`);
+        ({ threadTs, result }) => {
+          if (result.kind === "posted") return;
+          // By the thread's ts, not its key: a finished job's keys are forgotten once its last messages are out.
+          notes += 1;
+          notifier.post(
+            channel,
+            { text: `⚠️ The timeline chart could not be posted: ${escapeMrkdwn(result.why)}.` },
+            { key: threadKeys.note(jobId, notes), threadTs },
+          );
         },
         (err: unknown) => log.warn({ err }, "no chart: the thread or its report was not posted"),
       );

@@ -45,7 +45,9 @@ describe("the rollout's timeline chart in Slack", () => {
 
   it("says once in the thread that the chart could not be posted, and the rollout is none the worse", async () => {
     const harness = await startHarness();
-    harness.fake.failNext("files.getUploadURLExternal", { error: "missing_scope", times: 5 });
+    // Refused after a while: by then the finished job's messages are forgotten by the notifier, and the note must
+    // still reach the thread.
+    harness.fake.failNext("files.getUploadURLExternal", { error: "missing_scope", delayMs: 2_000 });
     await harness.command("sim v3.7");
     const parent = await harness.waitFor(() => harness.parents()[0], 5000, "parent posted");
     await finalReport(harness, parent.ts, "succeeded");
