@@ -18,6 +18,9 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production PORT=3000
+# Fonts for the timeline chart's PNG (resvg draws text with the system's fonts; the slim image has none).
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-liberation fonts-dejavu-core \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

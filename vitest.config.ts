@@ -41,6 +41,7 @@ const E2E = [
   "test/composition/data-flow-gate.test.ts",
   "test/bench/window-pace-e2e.test.ts",
   "test/cli/run-command.test.ts",
+  "test/cli/run-chart.test.ts",
   "test/cli/plan-notes.test.ts",
 ];
 const ALWAYS_EXCLUDED = ["test/kafka/**", "**/node_modules/**"];

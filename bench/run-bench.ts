@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
+import { frontierData, writeFrontierChart } from "./chart/frontier-chart.js";
 import {
   GATE_POLL_SIZES,
   type GatePollFigures,
@@ -19,8 +20,9 @@ import { statefulSet } from "./strategies/statefulset.js";
 import { aggregatesOf, FOOTNOTES, renderScenario } from "./table.js";
 
 /**
- * `tsx bench/run-bench.ts [--json FILE] [--scenario a|b|c|d|e|f] [--seeds N] [--quick]`: every strategy on every
- * scenario and seed of the simulator, in virtual time; prints one table per scenario and the gate-poll figures.
+ * `tsx bench/run-bench.ts [--json FILE] [--chart DIR] [--scenario a|b|c|d|e|f] [--seeds N] [--quick]`: every strategy
+ * on every scenario and seed of the simulator, in virtual time; prints one table per scenario and the gate-poll
+ * figures. `--chart DIR` draws each scenario's frontier there (bench/chart/frontier-chart.ts).
  * `--lab [--kafka FROM,TO]`: the same strategies on real clusters (see `mainLab`).
  */
 const STRATEGIES: readonly Strategy[] = [connectRoll, connectRollWindow, deployment, statefulSet, allAtOnce];
@@ -28,6 +30,7 @@ const ORDER: readonly StrategyId[] = STRATEGIES.map((s) => s.id);
 
 interface Args {
   readonly json: string | null;
+  readonly chart: string | null;
   readonly scenarios: readonly Scenario[];
   readonly seeds: number | null;
   readonly quick: boolean;
@@ -38,6 +41,7 @@ function parse(argv: readonly string[]): Args {
     args: [...argv],
     options: {
       json: { type: "string" },
+      chart: { type: "string" },
       scenario: { type: "string" },
       seeds: { type: "string" },
       quick: { type: "boolean" },
@@ -49,7 +53,13 @@ function parse(argv: readonly string[]): Args {
   const seeds = values.seeds === undefined ? null : Number(values.seeds);
   if (seeds !== null && !(Number.isInteger(seeds) && seeds > 0))
     throw new Error("--seeds needs a positive integer");
-  return { json: values.json ?? null, scenarios, seeds, quick: values.quick === true };
+  return {
+    json: values.json ?? null,
+    chart: values.chart ?? null,
+    scenarios,
+    seeds,
+    quick: values.quick === true,
+  };
 }
 
 /** Scenario (d): seeds whose starting leader lands first, in the middle and last of the StatefulSet order. */
@@ -131,6 +141,10 @@ async function main(): Promise<void> {
     }
     out.push({ scenario, seeds, runs });
     console.log(renderScenario(scenario, seeds, runs, ORDER));
+    if (args.chart !== null)
+      console.log(
+        `    frontier: ${writeFrontierChart(args.chart, frontierData(scenario, seeds, runs), scenario.id).join(", ")}`,
+      );
     console.log("");
   }
   console.log(FOOTNOTES.join("\n"));

@@ -14,6 +14,7 @@
 //                                read status): access policy and checks, refusals as values; no text, no transport
 //   wording                      the plain-text words for core's facts and the use-cases' refusals: what Slack and
 //                                the terminal share, and the terminal's refusal lines (no mrkdwn, no transport)
+//   chart                        the rollout's timeline chart: its data from the checkpoint, drawn as SVG and PNG
 //   chat                         the Slack app (listeners, Block Kit views, notifier)
 //   sandbox                      the local Slack stand-in (fake Web API, Socket Mode, page)
 //   composition                  wires concrete adapters: the rollout engine, serve runtime, cluster composition,
@@ -36,6 +37,7 @@ const WIRED = [
   ...JOBS,
   "usecases",
   "wording",
+  "chart",
   "chat",
 ];
 const ALLOWED = {
@@ -52,7 +54,8 @@ const ALLOWED = {
   "jobs/runner": ["core", "connect", "restart", "jobs/store"],
   usecases: ["core", "config", "connect", "jobs/store", "jobs/runner"],
   wording: ["core", "usecases"],
-  chat: ["core", "config", "connect", "jobs/store", "jobs/runner", "usecases", "wording"],
+  chart: ["core"],
+  chat: ["core", "config", "connect", "jobs/store", "jobs/runner", "usecases", "wording", "chart"],
   sandbox: ["core", "chat", "sim"],
   composition: WIRED,
   demo: ["core", "sim", "config", ...JOBS, "usecases", "chat", "sandbox", "composition"],

@@ -8,6 +8,7 @@
  *   /connect-roll rollout <cluster> <version|restart> [--pace …]     the same, spelled out
  *   /connect-roll plan <cluster> <version|restart>                   dry run
  *   /connect-roll status [cluster]
+ *   /connect-roll status <cluster> --chart                           also post its running rollout's timeline chart
  *   /connect-roll abort|pause|resume|history <cluster>
  *   /connect-roll help                                               (also: empty text)
  *
@@ -24,7 +25,7 @@ export type RolloutArgument = { kind: "restart" } | { kind: "version"; version: 
 export type Command =
   | { kind: "rollout"; cluster: string; argument: RolloutArgument; pace?: RolloutPace; since?: number }
   | { kind: "plan"; cluster: string; argument: RolloutArgument }
-  | { kind: "status"; cluster?: string }
+  | { kind: "status"; cluster?: string; chart?: true }
   | { kind: "abort"; cluster: string }
   | { kind: "pause"; cluster: string }
   | { kind: "resume"; cluster: string }
@@ -51,6 +52,7 @@ export function usageLines(commandName = "/connect-roll"): string[] {
     `${commandName} <cluster> restart --since TIME`,
     `${commandName} plan <cluster> <version|restart>`,
     `${commandName} status [cluster]`,
+    `${commandName} status <cluster> --chart`,
     `${commandName} abort|pause|resume|history <cluster>`,
     `${commandName} help`,
   ];
@@ -92,12 +94,21 @@ export function parseCommand(text: string, options: ParseOptions = {}): ParseRes
   }
 }
 
-function parseStatus(words: string[], name: string): ParseResult {
-  const hint = `${name} status [cluster]`;
-  if (words.length === 0) return ok({ kind: "status" });
+function parseStatus(all: string[], name: string): ParseResult {
+  const hint = `${name} status [cluster] (or ${name} status <cluster> --chart)`;
+  const chart = all.filter((w) => w.toLowerCase() === "--chart").length;
+  if (chart > 1) return fail("--chart is given more than once", hint);
+  const words = all.filter((w) => w.toLowerCase() !== "--chart");
+  if (words.length === 0)
+    return chart === 0 ? ok({ kind: "status" }) : fail("'status --chart' needs the cluster name", hint);
   if (words.length > 1) return fail(`'status' takes at most one cluster, got ${quoteWords(words)}`, hint);
   const cluster = parseCluster(words[0] ?? "");
-  return cluster.kind === "ok" ? ok({ kind: "status", cluster: cluster.value }) : fail(cluster.message, hint);
+  if (cluster.kind !== "ok") return fail(cluster.message, hint);
+  return ok(
+    chart === 0
+      ? { kind: "status", cluster: cluster.value }
+      : { kind: "status", cluster: cluster.value, chart: true },
+  );
 }
 
 function parseSingleCluster(

@@ -37,6 +37,8 @@ export interface Notifier {
    * can reach it. A key already known is left as it is (its handle is returned).
    */
   adopt(channel: string, key: string, ts: string): PostHandle;
+  /** The handle of a message posted or adopted under `key`; null when this notifier does not know it. */
+  handleOf(key: string): PostHandle | null;
   /** Replaces the content of a message posted with `key`; coalesced (latest wins, only when changed, rate-bounded). */
   update(channel: string, key: string, message: SlackMessage): void;
   /** A message only `user` sees; best effort (dropped after bounded retries). */

@@ -34,6 +34,17 @@ export interface PostEphemeralArgs extends SlackMessage {
   threadTs?: string;
 }
 
+/** A file shared into a channel or thread (`files.getUploadURLExternal`, the upload, `files.completeUploadExternal`). */
+export interface UploadFileArgs {
+  channel: string;
+  threadTs?: string;
+  filename: string;
+  title: string;
+  /** What a screen reader says of an image. */
+  altText: string;
+  bytes: Uint8Array;
+}
+
 export interface SlackWebApi {
   postMessage(args: PostMessageArgs): Promise<{ channel: string; ts: string }>;
   update(args: UpdateMessageArgs): Promise<void>;
@@ -42,6 +53,8 @@ export interface SlackWebApi {
   usergroupsUsersList(groupId: string): Promise<string[]>;
   /** Publishes a user's App Home tab (`views.publish`, a `home` view). */
   publishHome(userId: string, view: { type: "home"; blocks: readonly SlackBlock[] }): Promise<void>;
+  /** Shares a file in the channel (or thread), as Bolt's `filesUploadV2` does; resolves with the file's id. */
+  uploadFile(args: UploadFileArgs): Promise<{ fileId: string }>;
 }
 
 /**

@@ -178,6 +178,7 @@ export function createThreadNotifier(options: ThreadNotifierOptions): Notifier {
       });
       return handle;
     },
+    handleOf: (key) => messages.get(key)?.handle ?? null,
     forget(keyPrefix) {
       for (const [key, tracked] of messages) {
         if (!key.startsWith(keyPrefix) || tracked.pending !== undefined || tracked.state === "queued")

@@ -3,7 +3,8 @@ import type { PendingApproval } from "../core/rollout/approval-types.js";
 import type { RolloutEvent } from "../core/rollout/rollout-io.js";
 import type { RolloutState } from "../core/rollout/rollout-state.js";
 import { dataFlowUnseenText } from "../wording/data-flow-text.js";
-import type { Notifier } from "./notifier.js";
+import type { ChartPoster } from "./chart-poster.js";
+import type { Notifier, PostHandle } from "./notifier.js";
 import type { SlackMessage } from "./slack-web-api.js";
 import { escapeMrkdwn } from "./views/limits.js";
 import { renderApprovalDecided, renderApprovalPrompt } from "./views/render-approval.js";
@@ -38,6 +39,8 @@ export interface ThreadReporterOptions {
   readonly messages?: Readonly<Record<string, string>>;
   /** Records the ts of a step reply or prompt once posted (the job record's `messages`); must not throw. */
   readonly remember?: (key: string, ts: string) => void;
+  /** Shares the timeline chart in the thread after the final report; without it, no chart. */
+  readonly chart?: ChartPoster;
 }
 
 /** The messages a reporter records and adopts (notes are numbered per replica, so they are never adopted). */
@@ -109,6 +112,33 @@ export function createThreadReporter(
     notifier.update(channel, key, message);
   }
 
+  /**
+   * The chart goes under the final report once both the thread and the report are posted; a chart that cannot be
+   * posted is said once in the thread, and the rollout is none the worse.
+   */
+  function postChart(chart: ChartPoster, state: RolloutState, report: PostHandle): void {
+    const parent = notifier.handleOf(parentKey);
+    if (parent === null) return;
+    Promise.all([parent.ts, report.ts])
+      .then(async ([threadTs]) => ({
+        threadTs,
+        result: await chart.post({ channel, threadTs, state, now: options.now() }),
+      }))
+      .then(
+        ({ threadTs, result }) => {
+          if (result.kind === "posted") return;
+          // By the thread's ts, not its key: a finished job's keys are forgotten once its last messages are out.
+          notes += 1;
+          notifier.post(
+            channel,
+            { text: `⚠️ The timeline chart could not be posted: ${escapeMrkdwn(result.why)}.` },
+            { key: threadKeys.note(jobId, notes), threadTs },
+          );
+        },
+        (err: unknown) => log.warn({ err }, "no chart: the thread or its report was not posted"),
+      );
+  }
+
   function handle(event: RolloutEvent, state: RolloutState): void {
     switch (event.kind) {
       case "step-started":
@@ -157,9 +187,11 @@ export function createThreadReporter(
         }
         break;
       }
-      case "rollout-finished":
-        reply(threadKeys.report(jobId), renderFinalReport(state, options.now()), true);
+      case "rollout-finished": {
+        const report = reply(threadKeys.report(jobId), renderFinalReport(state, options.now()), true);
+        if (options.chart !== undefined) postChart(options.chart, state, report);
         break;
+      }
       case "store-unreachable":
         note(
           `⚠️ Paused: Redis unreachable since <!date^${Math.floor(event.since / 1000)}^{time_secs}|${new Date(event.since).toISOString()}>. No worker is restarted until it answers; retrying while the lock's lease lasts.`,

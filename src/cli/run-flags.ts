@@ -1,4 +1,5 @@
 import type { RolloutPace } from "../core/plan/plan-types.js";
+import { type ChartTarget, parseChartFlag } from "./chart-file.js";
 import { type ApprovePolicy, parseApproveFlag } from "./cli-approvals.js";
 import { parseSince } from "./run-summary.js";
 
@@ -12,6 +13,8 @@ export interface RunFlags {
   readonly pace: RolloutPace | undefined;
   readonly since: number | undefined;
   readonly json: boolean;
+  /** `--chart FILE`: the timeline chart written when the run ends (or is interrupted). */
+  readonly chart: ChartTarget | null;
 }
 
 /** The flags, or what is wrong with them (a usage error). */
@@ -32,6 +35,8 @@ export function parseRunFlags(
     return { kind: "usage", message: "--pace must be safe or window" };
   const since = values.since === undefined ? undefined : parseSince(String(values.since));
   if (since === null) return { kind: "usage", message: "--since must be an ISO-8601 time or epoch ms" };
+  const chart = parseChartFlag(values.chart);
+  if (chart.kind === "usage") return chart;
   return {
     kind: "ok",
     flags: {
@@ -42,6 +47,7 @@ export function parseRunFlags(
       pace,
       since,
       json: values.json === true,
+      chart: chart.chart,
     },
   };
 }

@@ -51,5 +51,6 @@ export function resumeCommand(
   else if (typeof values.approve === "string") parts.push(`--approve=${values.approve}`);
   if (typeof values.pace === "string") parts.push("--pace", values.pace);
   if (values.json === true) parts.push("--json");
+  if (typeof values.chart === "string") parts.push("--chart", values.chart);
   return parts.join(" ");
 }

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { createSlackApp, type Readiness, type SlackApp, type SlackAppSettings } from "../chat/app.js";
 import { createAuthorizer } from "../chat/authorize.js";
+import { createChartPoster } from "../chat/chart-poster.js";
 import type { Notifier } from "../chat/notifier.js";
 import { createSlackApprovalSource } from "../chat/slack-approval-source.js";
 import type { SlackWebApi } from "../chat/slack-web-api.js";
@@ -69,6 +70,7 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
     ...(o.approvalPollMs === undefined ? {} : { pollMs: o.approvalPollMs }),
   });
   const jobChannels = new Map<string, string>();
+  const chart = createChartPoster({ api: o.api, logger: o.logger });
 
   /** A job's events go to its Slack thread, when it has one, and always refresh the Home tab. */
   function observerOf(job: JobRecord): (event: RolloutEvent, state: RolloutState) => void {
@@ -84,6 +86,7 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
         replicaId: o.replicaId,
         logger: o.logger,
         messages: job.messages ?? {},
+        chart,
         remember: (key, ts) =>
           void o.store
             .recordSlackMessages(job.id, { messages: { [key]: ts } })

@@ -74,11 +74,13 @@ type Block = {
 
 /** A message's blocks as plain text (its fallback text when it has no blocks). */
 export function renderMessageText(
-  message: Pick<StoredMessage, "text" | "blocks">,
+  message: Pick<StoredMessage, "text" | "blocks" | "files">,
   names: Readonly<Record<string, string>> = {},
 ): string {
+  const files = (message.files ?? []).map((f) => `📎 ${f.title} (${f.url})`);
   const blocks = (message.blocks ?? []) as Block[];
-  if (blocks.length === 0) return plainMrkdwn(message.text, names);
+  if (blocks.length === 0)
+    return [...(message.text === "" ? [] : [plainMrkdwn(message.text, names)]), ...files].join("\n");
   const lines: string[] = [];
   for (const block of blocks) {
     const text = typeof block.text?.text === "string" ? block.text.text : "";
@@ -119,7 +121,7 @@ export function renderMessageText(
         if (text !== "") lines.push(plainMrkdwn(text, names));
     }
   }
-  return lines.join("\n");
+  return [...lines, ...files].join("\n");
 }
 
 /** mrkdwn to plain text: mentions and links resolved, entities decoded, the markup characters kept. */

@@ -1,6 +1,7 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createFakeSocketMode, type FakeSocketMode, type FakeSocketModeOptions } from "./fake-socket-mode.js";
+import { createFakeFiles } from "./web-api-files.js";
 import { createWebApiMethods, type WebApiReply, webApiError } from "./web-api-methods.js";
 import { readWebApiRequest, type WebApiParams } from "./web-api-request.js";
 import { createWebApiStore, type StoreChange, type WebApiStore } from "./web-api-store.js";
@@ -61,8 +62,9 @@ export interface FakeSlackWebApi {
 /**
  * A local stand-in for Slack's Web API over real HTTP, for tests and the demo sandbox. Point a `WebClient`
  * at it with `slackApiUrl: fake.apiUrl` (`<url>/api/`). It implements the methods in web-api-methods.ts (Socket Mode's
- * `apps.connections.open` with the app-level token: `socketMode` is Slack's WebSocket side on the same port), keeps
- * the channels, threads, ephemerals and Home tabs in memory (`store`), records every call, and can inject failures:
+ * `apps.connections.open` with the app-level token: `socketMode` is Slack's WebSocket side on the same port; the file
+ * upload's methods, its upload URL and the shared files' bytes, web-api-files.ts), keeps the channels, threads,
+ * ephemerals and Home tabs in memory (`store`), records every call, and can inject failures:
  * `failNext("chat.postMessage", { status: 429, retryAfterSeconds: 1 })`, `{ status: 500, times: 3 }`,
  * `{ error: "not_in_channel" }` (a 200 with `ok: false`) or `{ delayMs: 2000 }` (slowness).
  */
@@ -95,6 +97,7 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
 
   const socketMode = createFakeSocketMode(() => `ws://${host}:${boundPort}`, options.socketMode);
   let boundPort = 0;
+  const files = createFakeFiles(store, () => `http://${host}:${boundPort}`);
   const handle = createWebApiMethods({
     store,
     botUserId,
@@ -103,10 +106,12 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
     botToken: options.botToken,
     appToken: options.appToken,
     openConnectionUrl: () => socketMode.openConnectionUrl(),
+    more: (method, params) => files.handle(method, params, botUserId),
   });
   const server = createServer((request, response) => {
     void (async () => {
       const url = new URL(request.url ?? "/", "http://localhost");
+      if (!url.pathname.startsWith("/api/") && (await files.serve(request, response, url.pathname))) return;
       const method = url.pathname.startsWith("/api/") ? url.pathname.slice("/api/".length) : "";
       const read = await readWebApiRequest(request, url);
       let reply: WebApiReply;

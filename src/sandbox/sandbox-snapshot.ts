@@ -33,6 +33,17 @@ export interface MessageView {
   readonly edited: boolean;
   /** A thread reply also sent to the channel (`reply_broadcast`). */
   readonly broadcast: boolean;
+  /** Files shared with it (the page shows images inline, as Slack does). */
+  readonly files: readonly FileView[];
+}
+
+export interface FileView {
+  readonly name: string;
+  readonly title: string;
+  readonly mimetype: string;
+  readonly altText: string;
+  /** Where the fake Web API serves the bytes. */
+  readonly url: string;
 }
 
 /** A broadcast thread reply as the channel shows it: "replied to a thread". */
@@ -95,6 +106,13 @@ function messageView(m: StoredMessage): MessageView {
     blocks: m.blocks ?? [],
     edited: m.edits > 0,
     broadcast: m.broadcast === true,
+    files: (m.files ?? []).map((f) => ({
+      name: f.name,
+      title: f.title,
+      mimetype: f.mimetype,
+      altText: f.altText ?? f.title,
+      url: f.url,
+    })),
   };
 }
 
@@ -106,6 +124,7 @@ function ephemeralView(e: StoredEphemeral): EphemeralView {
     blocks: e.blocks ?? [],
     edited: false,
     broadcast: false,
+    files: [],
     threadTs: e.threadTs ?? null,
   };
 }

@@ -19,6 +19,8 @@ export interface WebApiMethodsOptions {
   appToken?: string | undefined;
   /** The WebSocket URL `apps.connections.open` hands out. */
   openConnectionUrl(): string;
+  /** Further methods (the file upload's), answered once the token is checked; null: not one of them. */
+  more?: (method: string, params: WebApiParams) => WebApiReply | null;
 }
 
 /** A 200 `{ ok: false, error }`, the way Slack refuses a call. */
@@ -27,7 +29,8 @@ export const webApiError = (code: string): WebApiReply => ({ status: 200, body: 
 /**
  * The Web API methods the fake implements, with Slack's response shapes and error codes: `auth.test`,
  * `chat.postMessage`, `chat.update`, `chat.postEphemeral`, `usergroups.users.list`, `views.publish` (the App Home tab)
- * and `apps.connections.open` (with the app-level token). Returns the handler of one authenticated call.
+ * and `apps.connections.open` (with the app-level token), and those of `more`. Returns the handler of one
+ * authenticated call.
  */
 export function createWebApiMethods(
   o: WebApiMethodsOptions,
@@ -140,7 +143,7 @@ export function createWebApiMethods(
         };
       }
       default:
-        return error("unknown_method");
+        return o.more?.(method, params) ?? error("unknown_method");
     }
   };
 }

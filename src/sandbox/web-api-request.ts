@@ -8,7 +8,7 @@ import type { IncomingMessage } from "node:http";
 export type WebApiParams = Record<string, unknown>;
 
 const MAX_BODY_BYTES = 1_000_000;
-const JSON_ARGUMENTS = new Set(["blocks", "attachments", "metadata", "users", "view"]);
+const JSON_ARGUMENTS = new Set(["blocks", "attachments", "metadata", "users", "view", "files"]);
 
 export type ReadResult =
   | { kind: "ok"; params: WebApiParams; token?: string }

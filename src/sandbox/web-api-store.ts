@@ -17,6 +17,20 @@ export interface StoredMessage {
   edits: number;
   /** A thread reply also shown in the channel (`reply_broadcast`). */
   broadcast?: true;
+  /** Files shared with the message (`files.completeUploadExternal`). */
+  files?: StoredFile[];
+}
+
+/** A file shared in a message: what Slack's message JSON says of it, and where the fake serves its bytes. */
+export interface StoredFile {
+  id: string;
+  name: string;
+  title: string;
+  mimetype: string;
+  size: number;
+  altText?: string;
+  /** `http://host:port/files/<id>` of the fake Web API. */
+  url: string;
 }
 
 /** A user's App Home tab as last published (`views.publish`). */
@@ -57,6 +71,7 @@ export interface WebApiStore {
     blocks?: unknown[];
     threadTs?: string;
     broadcast?: true;
+    files?: StoredFile[];
   }): StoredMessage;
   /** Undefined when no such message exists. */
   updateMessage(input: {
@@ -139,6 +154,7 @@ export function createWebApiStore(options: WebApiStoreOptions = {}): WebApiStore
         ...(input.blocks === undefined ? {} : { blocks: input.blocks }),
         ...(input.threadTs === undefined ? {} : { threadTs: input.threadTs }),
         ...(input.broadcast === true && input.threadTs !== undefined ? { broadcast: true as const } : {}),
+        ...(input.files === undefined ? {} : { files: input.files }),
       };
       list(input.channel).push(message);
       emit({ kind: "message-posted", message });

@@ -20,6 +20,7 @@ function recordingApi(fail = new Set<string>()) {
     update: async () => undefined,
     postEphemeral: async () => undefined,
     usergroupsUsersList: async () => [],
+    uploadFile: async () => ({ fileId: "F1" }),
     async publishHome(user, view) {
       if (fail.has(user)) throw new Error("views.publish failed");
       published.push({ user, blocks: view.blocks.length });

@@ -30,6 +30,10 @@ function createScriptedApi(clock: ManualClock) {
       return [];
     },
     async publishHome() {},
+    async uploadFile() {
+      attempt("files.upload");
+      return { fileId: "F1" };
+    },
   };
   return { api, calls, failures };
 }

@@ -30,6 +30,7 @@ function trackedApi(api: SlackWebApi): SlackWebApi {
     usergroupsUsersList: (groupId) =>
       timed("usergroups.users.list", undefined, () => api.usergroupsUsersList(groupId)),
     publishHome: (userId, view) => timed("views.publish", undefined, () => api.publishHome(userId, view)),
+    uploadFile: (args) => timed("files.upload", undefined, () => api.uploadFile(args)),
   };
 }
 

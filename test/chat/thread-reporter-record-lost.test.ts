@@ -14,6 +14,7 @@ function recordingNotifier(posts: SlackMessage[]): Notifier {
       return handle(options.key, channel);
     },
     adopt: (channel, key) => handle(key, channel),
+    handleOf: (key) => handle(key, "C1"),
     update: () => {},
     postEphemeral: () => {},
     forget: () => {},

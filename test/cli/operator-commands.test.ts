@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { syntheticRollout } from "../../bench/chart/synthetic-rollout.js";
 import { abortCommand } from "../../src/cli/commands/abort.js";
 import { configCheckCommand } from "../../src/cli/commands/config-check.js";
 import { statusCommand } from "../../src/cli/commands/status.js";
@@ -35,7 +36,10 @@ beforeAll(async () => {
     workers: [{ name: "w1", url: `http://127.0.0.1:${n}` }],
     executor: { kind: "sim", controlUrl: "http://127.0.0.1:1" },
   });
-  await writeFile(config, stringify({ clusters: { prod: cluster(2), live: cluster(3), idle: cluster(4) } }));
+  await writeFile(
+    config,
+    stringify({ clusters: { prod: cluster(2), live: cluster(3), idle: cluster(4), charted: cluster(5) } }),
+  );
 });
 afterAll(async () => {
   const keys = await redis.keys(`${prefix}*`);
@@ -121,6 +125,32 @@ describe("operator commands", () => {
     const none = await cli(["abort", "idle"]);
     expect(none.code).toBe(1);
     expect(none.err).toBe("connect-roll abort: no rollout of idle is running; see connect-roll status\n");
+  });
+
+  it("status --chart writes the chart of the cluster's last rollout; a bad extension or no cluster is a usage error", async () => {
+    const finished = syntheticRollout({ workers: 3 });
+    const state = { ...finished, cluster: "charted" };
+    await store.createJob(aJob({ cluster: "charted", status: "succeeded", state }));
+    const file = join(tmpdir(), `connect-roll-status-chart-${process.pid}.svg`);
+    const written = await cli(["status", "charted", "--chart", file]);
+    expect(written.code).toBe(0);
+    expect(written.err).toBe(`connect-roll status: chart written to ${file}\n`);
+    const svg = await readFile(file, "utf8");
+    expect(svg).toContain("charted → v3.9.1: succeeded");
+    expect(svg).toContain("worker-3 (leader)");
+
+    expect(await cli(["status", "charted", "--chart", "out.jpg"])).toMatchObject({
+      code: 2,
+      err: 'connect-roll status: --chart must name a .svg or .png file (got "out.jpg")\n',
+    });
+    expect(await cli(["status", "--chart", file])).toMatchObject({
+      code: 2,
+      err: "connect-roll status: --chart needs a CLUSTER\n",
+    });
+    expect(await cli(["status", "idle", "--chart", file])).toMatchObject({
+      code: 1,
+      err: "connect-roll status: no rollout of idle to chart\n",
+    });
   });
 
   it("without Redis they say so", async () => {

@@ -67,7 +67,10 @@ function crossFieldProblems(m: Manifest, codeUses: { scopes: string[]; command: 
   return problems;
 }
 
-const CODE_USES = { scopes: ["commands", "chat:write", "usergroups:read"], command: "/connect-roll" };
+const CODE_USES = {
+  scopes: ["commands", "chat:write", "usergroups:read", "files:write"],
+  command: "/connect-roll",
+};
 
 function load(): unknown {
   return parse(readFileSync(new URL("../../manifest.yml", import.meta.url), "utf8"));

@@ -155,6 +155,20 @@ async function drive(page: Page, demo: RunningDemo): Promise<void> {
   await broadcast.filter({ hasText: "succeeded" }).first().waitFor({ timeout: 10_000 });
   expect(await report.first().locator(".broadcast-tag").textContent()).toContain("Also sent to the channel");
 
+  // The rollout's timeline chart follows the report in the thread: an image the page loaded from the fake's upload.
+  const chart = thread.locator(".file img[data-file^='connect-roll-demo-']");
+  await chart.first().waitFor({ timeout: 15_000 });
+  await waitFor("the chart image to load", () =>
+    chart.first().evaluate((img) => {
+      const image = img as unknown as { complete: boolean; naturalWidth: number };
+      return image.complete && image.naturalWidth > 0;
+    }),
+  );
+  expect(await thread.locator(".file figcaption").first().textContent()).toBe("demo → v3.7: succeeded");
+  expect(await chart.first().getAttribute("alt")).toContain("Timeline of the rollout");
+  await chart.first().scrollIntoViewIfNeeded();
+  await thread.locator(".file").first().screenshot({ path: "artifacts/demo-chart.png" });
+
   // The Home tab: opening it sends app_home_opened, the bot publishes every cluster with the last result.
   await page.locator("#tab-home").click();
   const home = page.locator("#home .home-view");

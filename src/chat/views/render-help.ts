@@ -14,6 +14,7 @@ const COMMANDS: readonly (readonly [string, string])[] = [
     "status [cluster]",
     "every cluster (rollout, lock, last result, next window) or one cluster's rollout and lock",
   ],
+  ["status <cluster> --chart", "also post the running rollout's timeline chart in its thread"],
   ["abort <cluster>", "stop the rollout before the next restart"],
   ["pause <cluster>", "pause before the next restart"],
   ["resume <cluster>", "resume a paused rollout"],

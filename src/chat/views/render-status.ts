@@ -74,6 +74,31 @@ export function renderStatus(entries: readonly StatusEntry[]): ViewMessage {
   );
 }
 
+/** What `status <cluster> --chart` says of the chart. */
+export type ChartNotice =
+  | { readonly kind: "none"; readonly cluster: string }
+  | {
+      readonly kind: "posted";
+      readonly cluster: string;
+      readonly channel: string;
+      readonly inThread: boolean;
+    }
+  | { readonly kind: "failed"; readonly cluster: string; readonly why: string };
+
+/** The chart's notice, under the status when given (else alone). */
+export function renderChartNotice(status: ViewMessage | null, notice: ChartNotice): ViewMessage {
+  const cluster = escapeMrkdwn(notice.cluster);
+  const text =
+    notice.kind === "none"
+      ? `No rollout of ${cluster} is running: no chart to post.`
+      : notice.kind === "posted"
+        ? `📈 The timeline chart of ${cluster}'s rollout is posted ${notice.inThread ? "in its thread" : "here"} (${channelLink(notice.channel)}).`
+        : `⚠️ The timeline chart of ${cluster}'s rollout could not be posted: ${escapeMrkdwn(notice.why)}.`;
+  return status === null
+    ? message(text, [section(text)])
+    : message(`${status.text} ${text}`, [...status.blocks, section(text)]);
+}
+
 function entryText(e: StatusEntry): string {
   const target = e.target === null ? "" : ` · ${escapeMrkdwn(e.target)}`;
   const lock = e.lockOwner === null ? "" : ` · lock held by \`${escapeMrkdwn(e.lockOwner)}\``;

@@ -7,6 +7,7 @@ import { isAppError } from "../../core/errors.js";
 import { systemClock } from "../../jobs/runner/system-clock.js";
 import type { WorkerRestarter } from "../../restart/worker-restarter.js";
 import { checkClusterFree, type PreparedRollout } from "../../usecases/prepare-rollout.js";
+import { writeChartFile } from "../chart-file.js";
 import { createCliApprovals } from "../cli-approvals.js";
 import { type ClusterContext, loadClusterContext } from "../cluster-context.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
@@ -24,6 +25,7 @@ export const runCommand: CliCommand = {
   name: "run",
   summary: "run a rollout from a terminal or a pipeline (same engine as the bot)",
   help: `Usage: connect-roll run [--config FILE] CLUSTER VERSION [--yes | --approve=KINDS] [--json] [--pace safe|window]
+       [--chart FILE.svg|FILE.png]
 
 Runs the rollout: one worker at a time, followers first and the group leader last, each step followed by the
 settle gate. The Slack thread becomes lines on stdout (or JSON lines with --json, ending with a summary).
@@ -49,6 +51,8 @@ Options:
   --approve KINDS    approve only these prompt kinds (comma-separated)
   --json             one JSON object per event on stdout, then {"kind":"summary",…}
   --pace safe|window override the cluster's pace
+  --chart FILE       write the rollout's timeline chart (lanes per worker, windows, deadlines, approvals, share
+                     of tasks down) to FILE when the run ends or is interrupted; .svg or .png
   --since TIME       plain restart: workers whose process started at or after TIME (ISO-8601 or epoch ms) count as
                      restarted (an interrupted run prints it in its resume command; default: this run's start)
   -h, --help         show this help`,
@@ -59,6 +63,7 @@ Options:
     json: { type: "boolean", default: false },
     pace: { type: "string" },
     since: { type: "string" },
+    chart: { type: "string" },
   },
   positionals: { min: 2, max: 2, names: ["CLUSTER", "VERSION"] },
   run: runRollout,
@@ -164,7 +169,13 @@ async function runOnStore(
       io.stderr.write(
         `connect-roll run: resuming interrupted rollout ${started.resumedJobId} of ${ctx.name} from its checkpoint\n`,
       );
-    return reportOutcome(await started.done, {
+    const outcome = await started.done;
+    if (flags.chart !== null)
+      await writeChartFile(io, "run", flags.chart, outcome.state, {
+        now: Date.now(),
+        interrupted: outcome.kind === "lock-lost",
+      });
+    return reportOutcome(outcome, {
       io,
       json: flags.json,
       values: c.values,

@@ -1,9 +1,11 @@
 import { formatDuration } from "../../core/format-duration.js";
-import type { JobRecord } from "../../jobs/store/job-record.js";
+import { isFinished, type JobRecord } from "../../jobs/store/job-record.js";
 import type { LockHolder } from "../../jobs/store/job-store.js";
 import { rolloutStateOf } from "../../jobs/store/rollout-record.js";
 import type { OperatorCommandStore } from "../../jobs/store/store-roles.js";
-import { type CliCommand, ExitCode } from "../command.js";
+import { type ChartTarget, parseChartFlag, writeChartFile } from "../chart-file.js";
+import { type CliCommand, type CliIo, ExitCode } from "../command.js";
+import { oneLine } from "../one-line.js";
 import { openOperatorStore, unknownClusterMessage } from "../operator-store.js";
 
 interface ClusterStatus {
@@ -96,7 +98,7 @@ function line(s: ClusterStatus, now: number): string {
 export const statusCommand: CliCommand = {
   name: "status",
   summary: "running rollouts and cluster locks, from the bot's Redis (no Slack needed)",
-  help: `Usage: connect-roll status [--config FILE] [CLUSTER] [--json]
+  help: `Usage: connect-roll status [--config FILE] [CLUSTER] [--json] [--chart FILE.svg|FILE.png]
 
 Shows, for every configured cluster (or CLUSTER), the unfinished rollout (status, step, target, who, since when,
 pending approval) and the cluster lock (holder and lease), read from the same Redis as the bot and \`run\`
@@ -105,15 +107,22 @@ pending approval) and the cluster lock (holder and lease), read from the same Re
 Options:
   --config FILE   configuration file (default: connect-roll.yml)
   --json          one JSON object: { "clusters": [ … ] }
+  --chart FILE    with CLUSTER: also write the timeline chart of its running rollout, or of its last one, to FILE
+                  (.svg or .png)
   -h, --help      show this help
 
-Exit codes: 0 shown (also when nothing runs); 1 Redis or the config cannot be read; 2 usage error.`,
+Exit codes: 0 shown (also when nothing runs); 1 Redis or the config cannot be read, or --chart found no rollout or
+could not write; 2 usage error.`,
   options: {
     config: { type: "string", default: "connect-roll.yml" },
     json: { type: "boolean", default: false },
+    chart: { type: "string" },
   },
   positionals: { min: 0, max: 1, names: ["[CLUSTER]"] },
   async run(values, positionals, io) {
+    const chart = parseChartFlag(values.chart);
+    if (chart.kind === "usage") return usage(io, chart.message);
+    if (chart.chart !== null && positionals[0] === undefined) return usage(io, "--chart needs a CLUSTER");
     const opened = await openOperatorStore(String(values.config), io);
     if (opened.kind === "error") {
       io.stderr.write(`connect-roll status: ${opened.message}\n`);
@@ -137,9 +146,44 @@ Exit codes: 0 shown (also when nothing runs); 1 Redis or the config cannot be re
       else if (statuses.length === 0)
         io.stdout.write(`no rollout is running and no cluster is locked${cluster ? ` (${cluster})` : ""}\n`);
       else for (const s of statuses) io.stdout.write(`${line(s, Date.now())}\n`);
+      if (chart.chart !== null && cluster !== undefined)
+        return await writeClusterChart(store, cluster, chart.chart, io);
       return ExitCode.Ok;
     } finally {
       await opened.value.close();
     }
   },
 };
+
+function usage(io: CliIo, message: string): number {
+  io.stderr.write(`connect-roll status: ${message}\n`);
+  return ExitCode.Usage;
+}
+
+/** The chart of the cluster's unfinished rollout, else of its newest one. */
+async function writeClusterChart(
+  store: OperatorCommandStore,
+  cluster: string,
+  chart: ChartTarget,
+  io: CliIo,
+): Promise<number> {
+  const jobs = await store.listJobs({ cluster });
+  const newest = [...jobs].sort((a, b) => a.createdAt - b.createdAt);
+  const job = newest.filter((j) => !isFinished(j.status)).at(-1) ?? newest.at(-1);
+  if (job === undefined) {
+    io.stderr.write(`connect-roll status: no rollout of ${cluster} to chart\n`);
+    return ExitCode.Failed;
+  }
+  let state: ReturnType<typeof rolloutStateOf>;
+  try {
+    state = rolloutStateOf(job);
+  } catch (e) {
+    io.stderr.write(
+      `connect-roll status: job ${job.id} cannot be charted: ${oneLine((e as Error).message)}\n`,
+    );
+    return ExitCode.Failed;
+  }
+  return (await writeChartFile(io, "status", chart, state, { now: Date.now() }))
+    ? ExitCode.Ok
+    : ExitCode.Failed;
+}

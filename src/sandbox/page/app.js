@@ -47,7 +47,18 @@ function messageHtml(m, options = {}) {
       ? ""
       : `<button type="button" class="replies-link" data-open-thread="${escapeHtml(m.ts)}">💬 ${options.replies} ${options.replies === 1 ? "reply" : "replies"}</button>`;
   const cls = ["message", options.ephemeral ? "ephemeral" : "", options.selected ? "selected" : ""].join(" ");
-  return `<div class="${cls}" data-ts="${escapeHtml(m.ts)}">${avatar}<div class="body"><div class="meta"><span class="author">${escapeHtml(author)}</span><span class="app-badge">APP</span><span class="time">${timeOf(m.ts)}</span>${m.edited ? `<span class="edited">(edited)</span>` : ""}${tag}</div>${from}${blocksHtml(m, names)}${replies}</div></div>`;
+  return `<div class="${cls}" data-ts="${escapeHtml(m.ts)}">${avatar}<div class="body"><div class="meta"><span class="author">${escapeHtml(author)}</span><span class="app-badge">APP</span><span class="time">${timeOf(m.ts)}</span>${m.edited ? `<span class="edited">(edited)</span>` : ""}${tag}</div>${from}${blocksHtml(m, names)}${filesHtml(m.files ?? [])}${replies}</div></div>`;
+}
+
+/** Shared files: images inline at Slack's preview width (a click opens the full picture), others as links. */
+function filesHtml(files) {
+  return files
+    .map((f) =>
+      f.mimetype.startsWith("image/")
+        ? `<figure class="file"><a href="${escapeHtml(f.url)}" target="_blank" rel="noopener"><img src="${escapeHtml(f.url)}" alt="${escapeHtml(f.altText)}" data-file="${escapeHtml(f.name)}"></a><figcaption>${escapeHtml(f.title)}</figcaption></figure>`
+        : `<div class="file"><a href="${escapeHtml(f.url)}" target="_blank" rel="noopener">📎 ${escapeHtml(f.title)}</a></div>`,
+    )
+    .join("");
 }
 
 // ---------- panes ----------

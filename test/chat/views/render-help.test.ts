@@ -11,6 +11,7 @@ describe("renderHelp", () => {
       "<cluster> <version|restart>",
       "plan <cluster>",
       "status [cluster]",
+      "status <cluster> --chart",
       "abort <cluster>",
       "pause <cluster>",
       "resume <cluster>",

@@ -1,0 +1,67 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildChartData } from "../../src/chart/chart-data.js";
+import { renderChartSvg, renderOptionSvg } from "../../src/chart/render-chart.js";
+import { startSim } from "../../src/sim/start-sim.js";
+import { runInProcessRollout } from "../in-process-rollout.js";
+import type { RunResult } from "../run-types.js";
+import { scenarioById } from "../scenarios.js";
+import { allAtOnce } from "../strategies/all-at-once.js";
+import { connectRoll, connectRollWindow } from "../strategies/connect-roll.js";
+import { deployment } from "../strategies/deployment.js";
+import { statefulSet } from "../strategies/statefulset.js";
+import { FRONTIER_SIZE, frontierData, frontierOption } from "./frontier-chart.js";
+
+/**
+ * `npm run charts:docs`: the README's pictures, regenerated into docs/charts/. A rollout's timeline (the real engine
+ * against the simulator, in its time: 12 workers 3.6.1 → 3.7.1 in pace windows, labelled as simulated) and the
+ * benchmark's frontier for scenario (a), one seed. About a minute.
+ */
+const OUT = join("docs", "charts");
+
+async function timeline(): Promise<string> {
+  const sim = await startSim({
+    virtualTime: true,
+    workers: 12,
+    connectors: 12,
+    tasksPerConnector: 3,
+    version: "3.6.1",
+    delayMs: 60_000,
+    restartMs: 10_000,
+    seed: 7,
+  });
+  try {
+    const result = await runInProcessRollout({
+      sim,
+      cluster: "sim-12",
+      target: { kind: "upgrade", version: "3.7.1", argument: "v3.7.1" },
+      pace: "window",
+      delayMs: 60_000,
+      expectedRestartMs: 10_000,
+    });
+    const data = buildChartData(result.outcome.state, {
+      hideStart: true,
+      note: "simulated cluster in virtual time (npm run charts:docs)",
+    });
+    const file = join(OUT, "rollout-timeline.svg");
+    writeFileSync(file, renderChartSvg(data));
+    return file;
+  } finally {
+    await sim.close();
+  }
+}
+
+async function frontier(): Promise<string> {
+  const scenario = scenarioById("a");
+  if (scenario === undefined) throw new Error("no scenario (a)");
+  const seeds = [1];
+  const runs: RunResult[] = [];
+  for (const strategy of [connectRoll, connectRollWindow, deployment, statefulSet, allAtOnce])
+    for (const seed of seeds) runs.push(await strategy.run(scenario, seed));
+  const file = join(OUT, "frontier-a.svg");
+  writeFileSync(file, renderOptionSvg(frontierOption(frontierData(scenario, seeds, runs)), FRONTIER_SIZE));
+  return file;
+}
+
+mkdirSync(OUT, { recursive: true });
+for (const draw of [timeline, frontier]) console.log(`written ${await draw()}`);
