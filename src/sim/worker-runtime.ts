@@ -25,7 +25,7 @@ function flowRunning(ctx: SimContext, key: string, at: number, fresh: boolean): 
 /**
  * A task a worker's graceful shutdown stops this soon after it started keeps its RUNNING status: its UNASSIGNED is
  * lost. On real 3.9.1 and 4.1.1 workers every graceful stop 1.1 s to 6.5 s after the tasks started (48 of 48, tasks
- * handed back at a delay's deadline) left them a stale RUNNING; tasks that had run for 15 s got their UNASSIGNED
+ * handed back at a delay's deadline) left them a stale RUNNING; tasks that had run for minutes got their UNASSIGNED
  * (docs/connect-behaviour.md#stale-running-after-a-graceful-stop).
  */
 export const STATUS_LOST_WITHIN_MS = 7_000;
