@@ -149,7 +149,7 @@ async function main(): Promise<void> {
   }
   console.log(FOOTNOTES.join("\n"));
   console.log("");
-  // Issue #4's cluster, then issue 17's 200 workers / 40,000 tasks.
+  // 50 workers / 10,000 tasks, then 200 workers / 40,000 tasks.
   const polled: GatePollFigures[] = [];
   for (const size of GATE_POLL_SIZES) {
     const figures = await runGatePollBench({ size });

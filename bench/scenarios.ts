@@ -1,6 +1,6 @@
 import { resolveSimOptions, type SimOptionsInput } from "../src/sim/sim-options.js";
 
-/** The benchmark's scenarios (issue #8): one simulated cluster, one upgrade, several seeds. */
+/** The benchmark's scenarios: one simulated cluster, one upgrade, several seeds. */
 export type ScenarioId = "a" | "b" | "c" | "d" | "e" | "f";
 
 export interface Scenario {

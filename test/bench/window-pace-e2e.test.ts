@@ -5,7 +5,7 @@ import { runConnectRoll } from "../../bench/strategies/connect-roll.js";
 import { startSim } from "../../src/sim/start-sim.js";
 
 /**
- * Pace `window` end to end (issue 17): the real runner, HTTP reader with its single-worker probe and sim executor on a
+ * Pace `window` end to end: the real runner, HTTP reader with its single-worker probe and sim executor on a
  * simulator in virtual time. 6 workers, delay 60 s, restart 10 s ± 10 %: k* = 1 + ⌊(60 − 10 − 6)/11⌋ = 5 followers,
  * so one window of the 5 followers that the leader closes.
  */

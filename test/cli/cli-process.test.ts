@@ -10,7 +10,7 @@ import { waitFor } from "../support/wait-for.js";
 import { type SpawnedCli, spawnCli, spawnConnectRoll } from "./support/spawn-cli.js";
 
 /**
- * The CLI as a process (issue 15, item 2): an unreachable Redis ends `run` within seconds with the real cause, one
+ * The CLI as a process: an unreachable Redis ends `run` within seconds with the real cause, one
  * SIGTERM ends it, and `npm run cli -- sim` / `npm run demo` stop on `kill <npm's pid>` with nothing left behind.
  */
 

@@ -13,7 +13,7 @@ import { captureIo } from "../support/capture-io.js";
 import { waitFor } from "../support/wait-for.js";
 import { quickSimWithConfig } from "./support/sim-config-file.js";
 
-/** Messages that said something untrue (issue 15, item 8). */
+/** Messages that said something untrue. */
 
 const eager: PendingApproval = {
   id: "a1",

@@ -8,7 +8,7 @@ import { planCommand } from "../../src/cli/commands/plan.js";
 import { runCli } from "../../src/cli/main.js";
 import { captureIo } from "../support/capture-io.js";
 
-/** Every error is one line on stderr, never a stack trace (issue 15, item 3). */
+/** Every error is one line on stderr, never a stack trace. */
 
 const boom: CliCommand = {
   name: "boom",

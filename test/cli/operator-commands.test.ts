@@ -18,7 +18,7 @@ import type { JobStore } from "../../src/jobs/store/job-store.js";
 import { aJob } from "../jobs/store/job-fixtures.js";
 import { captureIo } from "../support/capture-io.js";
 
-/** Operators without Slack: status, abort and unlock against the bot's Redis (issue 15, item 6). */
+/** Operators without Slack: status, abort and unlock against the bot's Redis. */
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const program = { version: "0", commands: [statusCommand, abortCommand, unlockCommand, configCheckCommand] };

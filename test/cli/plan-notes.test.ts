@@ -11,7 +11,7 @@ import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
 import { waitFor } from "../support/wait-for.js";
 
-/** Plans that tell the truth (issue 15, item 7): why no window formed, a configurable margin, downgrades. */
+/** Plans that tell the truth: why no window formed, a configurable margin, downgrades. */
 
 let sim: RunningSim;
 const program = { version: "0", commands: [planCommand] };

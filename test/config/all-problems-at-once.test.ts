@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfigFile, parseConfigText } from "../../src/config/load-config.js";
 
-/** Schema problems and rule problems in one run, with did-you-mean and plain messages (issue 15, item 4). */
+/** Schema problems and rule problems in one run, with did-you-mean and plain messages. */
 
 const twoClusters = `
 clusters:

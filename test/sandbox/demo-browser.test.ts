@@ -9,7 +9,7 @@ import { chromiumPath } from "../support/check-prerequisites.js";
 import { waitFor } from "../support/wait-for.js";
 
 /**
- * The issue #7 acceptance test: the demo page in a real browser (Debian's Chromium, driven by playwright-core),
+ * The acceptance test: the demo page in a real browser (Debian's Chromium, driven by playwright-core),
  * against the real bot, the Web API fake and the simulated cluster. Never downloads a browser.
  */
 const CHROMIUM = chromiumPath();

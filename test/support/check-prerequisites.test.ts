@@ -6,7 +6,7 @@ import {
   selectsBrowserTest,
 } from "./check-prerequisites.js";
 
-/** npm test checks its prerequisites up front with one clear message (issue 15, item 9). */
+/** npm test checks its prerequisites up front with one clear message. */
 
 describe("test prerequisites", () => {
   it("a Redis that does not answer and a missing Chromium: one message naming both and what to do", async () => {

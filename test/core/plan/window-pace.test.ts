@@ -8,7 +8,7 @@ import { resolvePlanPolicy } from "../../../src/core/plan/resolve-plan-policy.js
 import { fitsBeforeDeadline, windowTiming } from "../../../src/core/plan/window-timing.js";
 import { aCluster } from "../../support/cluster-snapshot-builder.js";
 
-/** Pace at the frontier (issue 17): the time bound k*, the greedy fill, the leader closing the last window. */
+/** Pace at the frontier: the time bound k*, the greedy fill, the leader closing the last window. */
 const upgrade: RolloutTarget = { kind: "upgrade", version: "3.7.1", argument: "v3.7.1" };
 
 describe("windowTiming: k* = 1 + ⌊(D − r̂ − m)/s⌋, m = jitter × r̂ + floor, s = r̂ + probe interval", () => {

@@ -7,7 +7,7 @@ import { type RolloutDriver, startDriver } from "./rollout-driver.js";
 import { backHeld, cluster, down, RESTART, SETTINGS, TO } from "./rollout-fixtures.js";
 
 /**
- * Pace `window` (issue 17). The fixtures: delay 60 s, restart 20 s ± 10 %, margin 2 s + 5 s, probe 1 s: k* = 1 +
+ * Pace `window`. The fixtures: delay 60 s, restart 20 s ± 10 %, margin 2 s + 5 s, probe 1 s: k* = 1 +
  * ⌊(60 − 20 − 7)/21⌋ = 2 followers, so worker-1 and worker-2 share a window that the leader worker-3 closes.
  */
 const windowPace = (more: Partial<PlanPolicy> = {}) => ({

@@ -7,7 +7,7 @@ import type { ClusterSnapshot } from "../../../src/core/snapshot.js";
 import { baselineFor, cluster, STOP_AT } from "./settle-fixtures.js";
 
 /**
- * The gate's faster paths (issue 17: under 50 ms an evaluation at 40,000 tasks) decide exactly as before: polls
+ * The gate's faster paths (under 50 ms an evaluation at 40,000 tasks) decide exactly as before: polls
  * compared field by field and remembered per snapshot, the baseline indexed once, task ids compared in order first.
  */
 const poll = (at: number, edit: (s: ClusterSnapshot) => ClusterSnapshot = (s) => s) =>
