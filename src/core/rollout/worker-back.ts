@@ -1,3 +1,4 @@
+import { learnedRestartMs, withLearnedRestart, worthReplanning } from "../plan/learn-restart.js";
 import { replanWindows } from "../plan/replan-windows.js";
 import type { Baseline } from "../settle/settle-types.js";
 import type { ClusterSnapshot } from "../snapshot.js";
@@ -37,7 +38,67 @@ export function workerBack(
     version: w?.version ?? null,
     restartMs,
   });
-  const continuation = windowContinuation(next, step, snapshot, now);
+  const learned = learnRestart(next, step.step);
+  const continuation = windowContinuation(learned.state, step, snapshot, now);
+  if (continuation === "gate" && learned.event !== null && next.plan) {
+    // Steps after this one are grouped again with the restart time measured so far.
+    const remaining = learned.state.steps
+      .filter((x) => x.step > step.step && x.status === "pending")
+      .map((x) => x.worker);
+    const replanned: RolloutState = {
+      ...learned.state,
+      plan: replanWindows(next.plan, learned.state.settings.planPolicy, remaining),
+    };
+    return startGate(replanned, step, baseline, [back, learned.event]);
+  }
+  return afterLearning(learned.state, step, now, baseline, continuation, restartMs, [
+    back,
+    ...(learned.event ? [learned.event] : []),
+  ]);
+}
+
+/**
+ * Pace `window`: the restart time measured so far (`learnedRestartMs`) replaces the one in use when it differs
+ * enough; the event says so the first time (a later refinement is silent).
+ */
+function learnRestart(s: RolloutState, stepNo: number): { state: RolloutState; event: RolloutEffect | null } {
+  const policy = s.settings.planPolicy;
+  if (policy.pace !== "window" || s.plan === null) return { state: s, event: null };
+  const declared = s.plan.delay.expectedRestartMs;
+  const measured = s.steps.flatMap((x) =>
+    x.measurements.restartMs === null ? [] : [x.measurements.restartMs],
+  );
+  const learned = learnedRestartMs(measured, declared);
+  if (learned === null || !worthReplanning(policy.expectedRestartMs, learned))
+    return { state: s, event: null };
+  const change = withLearnedRestart(policy, learned, s.settings.delayMs);
+  const state = { ...s, settings: { ...s.settings, planPolicy: change.policy } };
+  const first = policy.expectedRestartMs === declared;
+  return {
+    state,
+    event: first
+      ? emit({
+          kind: "restart-learned",
+          step: stepNo,
+          declaredMs: declared,
+          learnedMs: learned,
+          samples: measured.length,
+          followersPerWindowBefore: change.followersBefore,
+          followersPerWindowAfter: change.followersAfter,
+        })
+      : null,
+  };
+}
+
+function afterLearning(
+  next: RolloutState,
+  step: StepRecord,
+  now: number,
+  baseline: Baseline,
+  continuation: "continue" | "cut-short" | "gate",
+  restartMs: number,
+  events: RolloutEffect[],
+): PhaseResult {
   if (continuation === "cut-short" && next.plan) {
     // Cut short by the deadline: this window ends with this worker (its gate waits for the deadline), and the
     // workers still to go are grouped again into windows of their own instead of each waiting a full delay alone.
@@ -50,7 +111,7 @@ export function workerBack(
       }),
       plan: replanWindows(next.plan, next.settings.planPolicy, remaining),
     };
-    return startGate(replanned, step, baseline, back);
+    return startGate(replanned, step, baseline, events);
   }
   if (continuation === "continue") {
     const crossed = updateStep(next, step.step, {
@@ -61,7 +122,7 @@ export function workerBack(
     });
     const after = stepAt(crossed, step.step) ?? step;
     return toNextStep(crossed, step.step, [
-      back,
+      ...events,
       emit({
         kind: "step-settled",
         step: step.step,
@@ -71,14 +132,19 @@ export function workerBack(
       }),
     ]);
   }
-  return startGate(next, step, baseline, back);
+  return startGate(next, step, baseline, events);
 }
 
 /** The settle gate of the step starts, on this same read. */
-function startGate(s: RolloutState, step: StepRecord, baseline: Baseline, back: RolloutEffect): PhaseResult {
+function startGate(
+  s: RolloutState,
+  step: StepRecord,
+  baseline: Baseline,
+  events: readonly RolloutEffect[],
+): PhaseResult {
   const settling: RolloutState = {
     ...s,
     phase: { kind: "settling", step: step.step, baseline, polls: [], askSlowAfter: null },
   };
-  return reenter({ kind: "settling" }, settling, [back]);
+  return reenter({ kind: "settling" }, settling, [...events]);
 }
