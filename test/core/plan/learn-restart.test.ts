@@ -34,7 +34,13 @@ describe("learning the restart time", () => {
 
   it("says how many followers a window holds with the declared and the learned time", () => {
     // delay 30 s, margin 10 % + 5 s, probe 1 s: declared 15 s → 1 + ⌊(30 − 15 − 6.5)/16⌋ = 1; 8 s → 1 + ⌊16.2/9⌋ = 2
-    const policy = resolvePlanPolicy({ expectedRestartMs: 15_000, restartJitter: 0.1, pace: "window" });
+    const policy = resolvePlanPolicy({
+      connectProtocol: null,
+      scheduledRebalanceMaxDelayMs: 30_000,
+      expectedRestartMs: 15_000,
+      restartJitter: 0.1,
+      pace: "window",
+    });
     const change = withLearnedRestart(policy, 8_000, 30_000);
     expect(change.policy.expectedRestartMs).toBe(8_000);
     expect([change.followersBefore, change.followersAfter]).toEqual([1, 2]);
