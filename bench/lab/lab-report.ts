@@ -1,3 +1,4 @@
+import { recommendedDelayFor } from "../../src/core/plan/advise-delay.js";
 import type { LabRun, LabSettings } from "../lab-bench.js";
 import type { StrategyId } from "../run-types.js";
 import { type LabRunFigures, type Spread, spreadOf, spreads } from "./lab-figures.js";
@@ -88,6 +89,7 @@ export function renderLabTable(file: LabBenchFile): string {
       : [
           "",
           `Floor for this lab (a task down only while its own worker restarts, one worker at a time): per task ${sec(floor.perTaskMs)}, Σ ${sec(floor.sumMs)}, peak ${pct(floor.peakShare)}, no moves, no interruptions.`,
+          `The delay connect-roll's plan recommends for the measured restart: ${sec(recommendedDelayFor(file.measuredRestartMs ?? 0))} (restart + max(30 s, restart / 2), up to the next 10 s).`,
         ]),
     ...(notes.length > 0 ? ["", ...notes] : []),
   ].join("\n");
