@@ -59,10 +59,13 @@ describe("pace window learns the restart time", () => {
     expect(first.learnedMs).toBeGreaterThan(8_000);
     expect(first.learnedMs).toBeLessThan(16_000);
     expect(first.followersPerWindowAfter).toBeGreaterThanOrEqual(4);
-    // after the first follower's own gate, the other followers cross in one window that the leader closes
-    expect(out.summary.steps.map((s) => s.settleMs === 0)).toEqual([false, true, true, true, true, false]);
-    // the same cluster with the declared time never learning would wait a delay per follower: 5 × 60 s
-    expect(tookMs).toBeLessThan(3 * SIM.delayMs);
+    // the first follower, alone by the declared plan, opens a window after the fact (its tasks are still held):
+    // the next followers join it until its deadline, the rest form the window the leader closes
+    const gated = out.summary.steps.map((s) => s.settleMs !== 0);
+    expect(gated[0]).toBe(false);
+    expect(gated.filter(Boolean).length).toBeLessThanOrEqual(2);
+    // never learning, every follower would wait a delay of its own: 5 × 60 s
+    expect(tookMs).toBeLessThan(2.5 * SIM.delayMs);
   });
 
   it("leaves a declared time that was right alone: no re-plan, no message", async () => {

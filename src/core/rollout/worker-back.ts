@@ -7,6 +7,7 @@ import type { RolloutEffect } from "./rollout-io.js";
 import type { RolloutState, StepRecord } from "./rollout-state.js";
 import { stepAt, updateStep } from "./step-helpers.js";
 import { emit, stay } from "./transitions.js";
+import { paceWindowKey } from "./window-key.js";
 import { windowContinuation } from "./windows.js";
 
 /**
@@ -39,43 +40,63 @@ export function workerBack(
     restartMs,
   });
   const learned = learnRestart(next, step.step);
+  const events = [back, ...(learned.event ? [learned.event] : [])];
   const continuation = windowContinuation(learned.state, step, snapshot, now);
-  if (continuation === "gate" && learned.event !== null && next.plan) {
-    // Steps after this one are grouped again with the restart time measured so far.
-    const remaining = learned.state.steps
-      .filter((x) => x.step > step.step && x.status === "pending")
-      .map((x) => x.worker);
-    const replanned: RolloutState = {
-      ...learned.state,
-      plan: replanWindows(next.plan, learned.state.settings.planPolicy, remaining),
-    };
-    return startGate(replanned, step, baseline, [back, learned.event]);
+  if (continuation === "gate" && learned.changed && learned.state.plan) {
+    const plan = learned.state.plan;
+    const policy = learned.state.settings.planPolicy;
+    const pending = learned.state.steps.filter((x) => x.step > step.step && x.status === "pending");
+    const remaining = pending.map((x) => x.worker);
+    // A follower on its own whose tasks are still held: with the learned time it may open a window after the fact
+    // (its deadline is the one its stop set), so the next followers join it instead of waiting a delay of their own.
+    if (learned.state.openWindow === null && !baseline.isLeader && baseline.delayDeadline !== null) {
+      const regrouped = replanWindows(plan, policy, [step.worker, ...remaining]);
+      const index = regrouped.steps.find((x) => x.step === step.step)?.window ?? null;
+      if (index !== null) {
+        const opened: RolloutState = {
+          ...learned.state,
+          plan: regrouped,
+          openWindow: {
+            key: paceWindowKey(index),
+            snapshot: baseline.snapshot,
+            deadline: baseline.delayDeadline,
+            flow: baseline.flow,
+          },
+        };
+        if (windowContinuation(opened, step, snapshot, now) === "continue")
+          return afterLearning(opened, step, now, baseline, "continue", restartMs, events);
+      }
+    }
+    // Otherwise the steps after this one are grouped again with the restart time measured so far.
+    const replanned: RolloutState = { ...learned.state, plan: replanWindows(plan, policy, remaining) };
+    return startGate(replanned, step, baseline, events);
   }
-  return afterLearning(learned.state, step, now, baseline, continuation, restartMs, [
-    back,
-    ...(learned.event ? [learned.event] : []),
-  ]);
+  return afterLearning(learned.state, step, now, baseline, continuation, restartMs, events);
 }
 
 /**
  * Pace `window`: the restart time measured so far (`learnedRestartMs`) replaces the one in use when it differs
  * enough; the event says so the first time (a later refinement is silent).
  */
-function learnRestart(s: RolloutState, stepNo: number): { state: RolloutState; event: RolloutEffect | null } {
+function learnRestart(
+  s: RolloutState,
+  stepNo: number,
+): { state: RolloutState; changed: boolean; event: RolloutEffect | null } {
+  const unchanged = { state: s, changed: false, event: null };
   const policy = s.settings.planPolicy;
-  if (policy.pace !== "window" || s.plan === null) return { state: s, event: null };
+  if (policy.pace !== "window" || s.plan === null) return unchanged;
   const declared = s.plan.delay.expectedRestartMs;
   const measured = s.steps.flatMap((x) =>
     x.measurements.restartMs === null ? [] : [x.measurements.restartMs],
   );
   const learned = learnedRestartMs(measured, declared);
-  if (learned === null || !worthReplanning(policy.expectedRestartMs, learned))
-    return { state: s, event: null };
+  if (learned === null || !worthReplanning(policy.expectedRestartMs, learned)) return unchanged;
   const change = withLearnedRestart(policy, learned, s.settings.delayMs);
   const state = { ...s, settings: { ...s.settings, planPolicy: change.policy } };
   const first = policy.expectedRestartMs === declared;
   return {
     state,
+    changed: true,
     event: first
       ? emit({
           kind: "restart-learned",
