@@ -161,7 +161,7 @@ export async function simulateLab(
       tasksPerConnector: settings.tasksPerConnector,
       version: settings.from,
       delayMs: settings.delayMs,
-      restartMs,
+      restartMs: Math.round(restartMs),
       restartJitter: 0.1,
       taskStartMs: settings.taskStartMs,
       sessionTimeoutMs: settings.sessionTimeoutMs,
