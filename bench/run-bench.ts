@@ -8,7 +8,7 @@ import {
   renderGatePoll,
   runGatePollBench,
 } from "./gate-poll-bench.js";
-import { renderLabBench, runLabBench } from "./lab-bench.js";
+import { mainLab } from "./lab/lab-main.js";
 import { floorFigures } from "./metrics.js";
 import type { RunResult, Strategy, StrategyId } from "./run-types.js";
 import { SCENARIOS, type Scenario, scenarioById } from "./scenarios.js";
@@ -16,7 +16,8 @@ import { createBenchCluster, highestOrdinalFirst } from "./sim-driver.js";
 import { allAtOnce } from "./strategies/all-at-once.js";
 import { connectRoll, connectRollWindow } from "./strategies/connect-roll.js";
 import { deployment } from "./strategies/deployment.js";
-import { statefulSet } from "./strategies/statefulset.js";
+import { statefulSetTasksReady } from "./strategies/statefulset-tasks-ready.js";
+import { strimzi } from "./strategies/strimzi.js";
 import { aggregatesOf, FOOTNOTES, renderScenario } from "./table.js";
 
 /**
@@ -25,7 +26,14 @@ import { aggregatesOf, FOOTNOTES, renderScenario } from "./table.js";
  * figures. `--chart DIR` draws each scenario's frontier there (bench/chart/frontier-chart.ts).
  * `--lab [--kafka FROM,TO]`: the same strategies on real clusters (see `mainLab`).
  */
-const STRATEGIES: readonly Strategy[] = [connectRoll, connectRollWindow, deployment, statefulSet, allAtOnce];
+const STRATEGIES: readonly Strategy[] = [
+  connectRoll,
+  connectRollWindow,
+  strimzi,
+  statefulSetTasksReady,
+  deployment,
+  allAtOnce,
+];
 const ORDER: readonly StrategyId[] = STRATEGIES.map((s) => s.id);
 
 interface Args {
@@ -90,38 +98,8 @@ export function seedsFor(scenario: Scenario, args: Pick<Args, "seeds" | "quick">
   return Array.from({ length: count }, (_, i) => i + 1);
 }
 
-/**
- * `--lab [--kafka FROM,TO] [--restart-ms R] [--json FILE]`: the strategies on real Kafka Connect clusters (the lab;
- * needs Java 17+ and Maven), beside the simulator's figures for the same cluster (bench/lab-bench.ts).
- */
-async function mainLab(argv: readonly string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      lab: { type: "boolean" },
-      kafka: { type: "string" },
-      "restart-ms": { type: "string" },
-      json: { type: "string" },
-    },
-  });
-  const [from = "3.9.1", to = "4.1.1"] = (values.kafka ?? "3.9.1,4.1.1").split(",").map((v) => v.trim());
-  const restartMs = Number(values["restart-ms"] ?? "8000");
-  if (!(restartMs > 0)) throw new Error("--restart-ms needs a positive number of milliseconds");
-  // Ctrl-C or SIGTERM: exit, and the lab's exit hook ends every JVM it started.
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
-  const rows = await runLabBench({ from, to }, restartMs, (line) => process.stderr.write(`  ${line}\n`));
-  console.log(
-    renderLabBench(
-      rows,
-      `4 workers × 4 connectors × 2 tasks, ${from} → ${to}, delay 20 s, restart measured (simulator: ${restartMs} ms)`,
-    ),
-  );
-  if (values.json !== undefined)
-    writeFileSync(values.json, `${JSON.stringify({ from, to, restartMs, rows }, null, 2)}\n`);
-}
-
 async function main(): Promise<void> {
-  if (process.argv.includes("--lab")) return mainLab(process.argv.slice(2));
+  if (process.argv.includes("--lab")) return mainLab(process.argv.slice(2), STRATEGIES);
   const started = performance.now();
   const args = parse(process.argv.slice(2));
   const out: { scenario: Scenario; seeds: number[]; runs: RunResult[] }[] = [];

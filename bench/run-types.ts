@@ -4,8 +4,9 @@ import type { Scenario, ScenarioId } from "./scenarios.js";
 export type StrategyId =
   | "connect-roll"
   | "connect-roll-window"
+  | "strimzi"
+  | "statefulset-tasks-ready"
   | "deployment"
-  | "statefulset"
   | "all-at-once";
 
 export interface DowntimeFigures {

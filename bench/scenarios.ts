@@ -18,6 +18,8 @@ export interface Scenario {
   readonly targetVersion: string;
   /** connect-roll's gate poll interval (default 5 s); large clusters are polled less often. */
   readonly pollIntervalMs?: number;
+  /** The restart time connect-roll's configuration declares (default: the simulator's `restartMs`). */
+  readonly expectedRestartMs?: number;
   /** Seeds of a full run and of a `--quick` run. */
   readonly seeds: readonly number[];
   readonly quickSeeds: readonly number[];

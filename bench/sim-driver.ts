@@ -5,6 +5,8 @@ import type { Scenario } from "./scenarios.js";
 
 /** Driving an in-process simulated cluster in virtual time for the naive strategies. */
 export const STEP_MS = 500;
+/** Steady running between the cluster's first settle and the rollout's start. */
+export const STEADY_BEFORE_MS = 10_000;
 const SETTLE_TIMEOUT_MS = 6 * 3600_000;
 
 export interface CounterSnapshot {
@@ -51,6 +53,9 @@ export function prepareBenchCluster(cluster: SimCluster, scenario: Scenario, see
   const totalTasks = scenario.sim.connectors * scenario.sim.tasksPerConnector;
   const ok = advanceUntil(cluster, () => isSettled(cluster, workers, totalTasks, null), 120_000);
   if (!ok) throw new Error(`scenario ${scenario.id} seed ${seed}: the cluster did not settle at start`);
+  // A while of steady running first, as a production cluster has had: a worker stopped moments after its tasks
+  // started leaves them a stale RUNNING (src/sim/worker-runtime.ts), which would fool a status-reading gate.
+  cluster.advance(STEADY_BEFORE_MS);
   const state = cluster.state();
   return {
     cluster,
@@ -74,10 +79,25 @@ export function advanceUntil(cluster: SimCluster, done: () => boolean, timeoutMs
   return true;
 }
 
-/** The `/health`-equivalent: the process runs and has completed its first rebalance. */
+/**
+ * A pod's readiness as Kubernetes and Strimzi see it, `/health` answering 200: the process runs and has joined the
+ * group (the lab's 3.9 workers answer 503 until the join, the fidelity scenario `health-before-join`). A bounced
+ * follower's tasks come back only when the scheduled delay expires, long after that.
+ */
 export function workerReady(cluster: SimCluster, name: string): boolean {
   const w = cluster.connect.worker(name);
   return w?.running === true && w.ready;
+}
+
+/** Every configured task RUNNING in the cluster's status (what a task-aware readiness gate reads). */
+export function everyTaskRunning(cluster: SimCluster): boolean {
+  const tasks = cluster.state().tasks;
+  return tasks.length > 0 && tasks.every((t) => t.state === "RUNNING");
+}
+
+/** Worker names sorted by ordinal, lowest first (worker-1 … worker-12): the order of a PodSet's pod names. */
+export function lowestOrdinalFirst(workers: readonly string[]): string[] {
+  return highestOrdinalFirst(workers).reverse();
 }
 
 /**

@@ -11,13 +11,15 @@ import {
 import type { RunResult, StrategyId } from "./run-types.js";
 import type { Scenario } from "./scenarios.js";
 import { DEPLOYMENT_NOTE } from "./strategies/deployment.js";
+import { STRIMZI_NOTE } from "./strategies/strimzi.js";
 
 /** The printed table of one scenario: figures (mean over seeds), floor, ratios, the bot's own cost. */
 export const STRATEGY_LABELS: Readonly<Record<StrategyId, string>> = {
   "connect-roll": "connect-roll (safe)",
   "connect-roll-window": "connect-roll (window)",
+  strimzi: "Strimzi roller †",
+  "statefulset-tasks-ready": "StatefulSet, tasks ready",
   deployment: "Deployment 25%/25% *",
-  statefulset: "StatefulSet / Strimzi",
   "all-at-once": "all at once",
 };
 
@@ -129,13 +131,13 @@ export function renderScenario(
     ]);
   }
   out.push(...grid(ratioRows).map((l) => `    ${l}`));
-  const ss = aggs.find((a) => a.strategy === "statefulset")?.mean ?? null;
+  const ss = aggs.find((a) => a.strategy === "strimzi")?.mean ?? null;
   if (ss !== null) {
     out.push("");
-    const ssRows: string[][] = [["× StatefulSet / Strimzi roll", ...FIGURE_KEYS.map((k) => HEADERS[k])]];
+    const ssRows: string[][] = [["× Strimzi roller", ...FIGURE_KEYS.map((k) => HEADERS[k])]];
     for (const a of aggs) {
       const mean = a.mean;
-      if (mean === null || a.strategy === "statefulset") continue;
+      if (mean === null || a.strategy === "strimzi") continue;
       ssRows.push([
         STRATEGY_LABELS[a.strategy],
         ...FIGURE_KEYS.map((k) => formatRatio(ratio(mean[k], ss[k]))),
@@ -185,4 +187,5 @@ export const FOOTNOTES: readonly string[] = [
   "  interruptions), or restarts drew a jitter below the nominal restart time.",
   "× best other: this mean over the best mean of the other strategies (1.00× = tie, <1 = better, ∞ = x/0).",
   `* ${DEPLOYMENT_NOTE}`,
+  `† ${STRIMZI_NOTE}`,
 ];

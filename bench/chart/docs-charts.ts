@@ -9,7 +9,8 @@ import { scenarioById } from "../scenarios.js";
 import { allAtOnce } from "../strategies/all-at-once.js";
 import { connectRoll, connectRollWindow } from "../strategies/connect-roll.js";
 import { deployment } from "../strategies/deployment.js";
-import { statefulSet } from "../strategies/statefulset.js";
+import { statefulSetTasksReady } from "../strategies/statefulset-tasks-ready.js";
+import { strimzi } from "../strategies/strimzi.js";
 import { FRONTIER_SIZE, frontierData, frontierOption } from "./frontier-chart.js";
 
 /**
@@ -56,7 +57,14 @@ async function frontier(): Promise<string> {
   if (scenario === undefined) throw new Error("no scenario (a)");
   const seeds = [1];
   const runs: RunResult[] = [];
-  for (const strategy of [connectRoll, connectRollWindow, deployment, statefulSet, allAtOnce])
+  for (const strategy of [
+    connectRoll,
+    connectRollWindow,
+    strimzi,
+    statefulSetTasksReady,
+    deployment,
+    allAtOnce,
+  ])
     for (const seed of seeds) runs.push(await strategy.run(scenario, seed));
   const file = join(OUT, "frontier-a.svg");
   writeFileSync(file, renderOptionSvg(frontierOption(frontierData(scenario, seeds, runs)), FRONTIER_SIZE));

@@ -76,7 +76,8 @@ const STRATEGY_COLORS: Readonly<Record<StrategyId, string>> = {
   "connect-roll": OKABE_ITO.blue,
   "connect-roll-window": OKABE_ITO.bluishGreen,
   deployment: OKABE_ITO.orange,
-  statefulset: OKABE_ITO.reddishPurple,
+  strimzi: OKABE_ITO.skyBlue,
+  "statefulset-tasks-ready": OKABE_ITO.reddishPurple,
   "all-at-once": OKABE_ITO.vermillion,
 };
 

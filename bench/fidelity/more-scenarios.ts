@@ -1,7 +1,55 @@
 import { delta, follower, happens, type Scenario, settle } from "./scenario-support.js";
 
-/** REST and metrics, an eager member, a mixed-version group. */
+async function healthStatus(url: string): Promise<number | null> {
+  const r = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) }).catch(() => null);
+  if (r === null) return null;
+  await r.arrayBuffer();
+  return r.status;
+}
+
+/** REST and metrics, readiness, an eager member, a mixed-version group. */
 export const MORE_SCENARIOS: readonly Scenario[] = [
+  {
+    name: "health-before-join",
+    summary: "a restarted follower's /health answers 200 before the worker has joined the group",
+    shape: "base",
+    async run(c, shape) {
+      const s0 = await settle(c, shape);
+      const f = follower(s0);
+      const url = c.workers.find((w) => w.name === f.name)?.url ?? "";
+      await c.control(`/sim/workers/${f.name}/restart`);
+      const started = (await c.state()).now;
+      // Health first, then the state: a state read after a 200 that still says "not joined" proves the order.
+      let healthyAt: number | null = null;
+      let restAt: number | null = null;
+      let joinedThen = false;
+      while (healthyAt === null) {
+        const status = await healthStatus(url);
+        const s = await c.state();
+        if (restAt === null && s.workers.find((w) => w.name === f.name)?.state === "running") restAt = s.now;
+        if (status === 200) {
+          healthyAt = s.now;
+          joinedThen = s.workers.find((w) => w.name === f.name)?.joined === true;
+        } else if (s.now - started > 120_000) throw new Error(`${c.kind}: ${f.name}: no /health 200`);
+        else await c.pass(c.kind === "sim" ? 100 : 200);
+      }
+      const joined = await c.until(
+        "joined",
+        (s) => s.workers.find((w) => w.name === f.name)?.joined === true,
+        60_000,
+      );
+      await settle(c, shape);
+      return [
+        { name: "/health 200 before the worker joined", value: !joinedThen },
+        { name: "/health 200 → joined (ms)", value: joined.now - healthyAt, tolerance: 2_500 },
+        {
+          name: "GET / answers → /health 200 (ms)",
+          value: restAt === null ? null : healthyAt - restAt,
+          tolerance: 3_000,
+        },
+      ];
+    },
+  },
   {
     name: "rest-and-metrics",
     summary: "REST shapes and codes, and every metric name the reader uses",

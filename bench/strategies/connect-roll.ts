@@ -49,10 +49,13 @@ export async function runConnectRollWith(
     const cpuBefore = process.cpuUsage();
     const out = await runner({
       sim,
-      target: { kind: "upgrade", version: scenario.targetVersion, argument: scenario.targetVersion },
+      target:
+        scenario.targetVersion === scenario.sim.version
+          ? { kind: "restart", version: "", argument: "restart" }
+          : { kind: "upgrade", version: scenario.targetVersion, argument: scenario.targetVersion },
       pace,
       pollIntervalMs: scenario.pollIntervalMs ?? POLL_INTERVAL_MS,
-      expectedRestartMs: scenario.sim.restartMs,
+      expectedRestartMs: scenario.expectedRestartMs ?? scenario.sim.restartMs,
       delayMs: scenario.sim.delayMs,
     });
     const cpu = process.cpuUsage(cpuBefore);

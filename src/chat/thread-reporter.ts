@@ -3,6 +3,7 @@ import type { PendingApproval } from "../core/rollout/approval-types.js";
 import type { RolloutEvent } from "../core/rollout/rollout-io.js";
 import type { RolloutState } from "../core/rollout/rollout-state.js";
 import { dataFlowUnseenText } from "../wording/data-flow-text.js";
+import { restartLearnedText } from "../wording/restart-learned-text.js";
 import type { ChartPoster } from "./chart-poster.js";
 import type { Notifier, PostHandle } from "./notifier.js";
 import type { SlackMessage } from "./slack-web-api.js";
@@ -215,6 +216,9 @@ export function createThreadReporter(
         break;
       case "data-flow-unseen":
         note(`👁️ ${escapeMrkdwn(dataFlowUnseenText(event.workers))}`);
+        break;
+      case "restart-learned":
+        note(`⏱️ ${escapeMrkdwn(restartLearnedText(event))}`);
         break;
       case "rollout-planned":
       case "step-reordered":

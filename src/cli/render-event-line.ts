@@ -3,6 +3,7 @@ import type { RolloutEvent } from "../core/rollout/rollout-io.js";
 import { approvalDetails, approvalPrompt } from "../wording/approval-text.js";
 import { dataFlowUnseenText, lagLines, stepDataFlowText } from "../wording/data-flow-text.js";
 import { finishReasonText, reorderReasonText, skipReasonText } from "../wording/reason-text.js";
+import { restartLearnedText } from "../wording/restart-learned-text.js";
 
 /** One line of `connect-roll run` output per event (the Slack thread, as text). null = nothing worth a line. */
 export function renderEventLine(event: RolloutEvent, lastGate: Map<number, string>): string | null {
@@ -26,6 +27,8 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
       return `step ${event.step}: restarting ${event.worker}`;
     case "restart-issued":
       return `step ${event.step}: ${event.worker}: ${event.detail}`;
+    case "restart-learned":
+      return `step ${event.step}: ${restartLearnedText(event)}`;
     case "worker-back":
       return `step ${event.step}: ${event.worker} back${event.version ? ` on ${event.version}` : ""} after ${formatDuration(event.restartMs)}`;
     case "gate-waiting": {

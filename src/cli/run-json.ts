@@ -3,6 +3,7 @@ import type { RolloutState } from "../core/rollout/rollout-state.js";
 import type { RolloutSummary } from "../core/rollout/summarize.js";
 import { dataFlowUnseenText } from "../wording/data-flow-text.js";
 import { finishReasonText, reorderReasonText, skipReasonText } from "../wording/reason-text.js";
+import { restartLearnedText } from "../wording/restart-learned-text.js";
 import { clusterStateSentence } from "../wording/summary-text.js";
 
 /**
@@ -21,6 +22,8 @@ export function eventJson(event: RolloutEvent): unknown {
       return { ...event, reason: finishReasonText(event.reason) };
     case "data-flow-unseen":
       return { ...event, message: dataFlowUnseenText(event.workers) };
+    case "restart-learned":
+      return { ...event, message: restartLearnedText(event) };
     default:
       return event;
   }

@@ -4,7 +4,7 @@ import type { ControlResult } from "../sim/sim-cluster.js";
 import type { SimState, StopMode, WorkerState } from "../sim/sim-types.js";
 import type { JvmProcess } from "./jvm-process.js";
 import type { KafkaJars } from "./lab-jars.js";
-import { createLabLedger } from "./lab-ledger.js";
+import { createLabLedger, type LabTimeline } from "./lab-ledger.js";
 import { type LabConnectorKind, labConnectorConfig, readStatuses, restCall } from "./lab-rest.js";
 import { createLabSinkLedger } from "./lab-sink-ledger.js";
 import { startLabWorkerJvm, type WorkerSpec } from "./lab-worker.js";
@@ -58,7 +58,7 @@ export interface LabCluster {
   /** A task stays RUNNING and moves nothing for `ms` (null: until `resumeTask`), through a file it reads. */
   stallTask(connector: string, task: number, ms: number | null): Promise<ControlResult>;
   resumeTask(connector: string, task: number): Promise<ControlResult>;
-  state(): Promise<SimState>;
+  state(): Promise<SimState & { readonly timeline: LabTimeline }>;
   /** Every task of the source connectors created so far has had a record acknowledged (its topic exists). */
   sourcesProducing(): boolean;
   resetLedger(): void;
@@ -156,6 +156,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
     const jvm = w.jvm;
     if (jvm === null) return;
     w.stopping = true;
+    ledger.workerStopping(w.spec.name, Date.now(), byUrl(latestJoin?.leaderUrl ?? null) === w);
     try {
       if (mode === "crash") await jvm.kill();
       else await jvm.stop(GRACE_MS);
@@ -287,6 +288,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
             w.lastJoin?.protocolVersion ?? (w.connectProtocol === "eager" ? 0 : 2),
           ),
           state: w.state,
+          joined: w.jvm !== null && w.lastJoin !== null,
           connectors: w.jvm === null ? [] : [...(w.lastJoin?.connectors ?? [])].sort(),
           tasks: w.jvm === null ? [] : ledger.runningOn(w.spec.name).sort(),
         })),
@@ -312,6 +314,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
             .sort(),
           sink: [...connectors.values()].some((c) => c.kind === "sink") ? sinks.state() : null,
         },
+        timeline: ledger.timeline(now),
       };
     },
     sourcesProducing() {

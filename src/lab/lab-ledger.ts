@@ -14,6 +14,24 @@ export interface LabTaskEntry {
   maxGapMs: number;
 }
 
+/** A stretch of a task's records longer than `GAP_MIN_MS` with none acknowledged; `toMs` null while it lasts. */
+export interface LabGap {
+  readonly task: string;
+  readonly fromMs: number;
+  readonly toMs: number | null;
+}
+
+/** When things happened since the last reset: for figures that need "at the same instant" or "during which step". */
+export interface LabTimeline {
+  readonly gaps: readonly LabGap[];
+  readonly interruptions: readonly { readonly task: string; readonly worker: string; readonly at: number }[];
+  /** Each worker stop the lab made, and whether that worker led the group when it was stopped. */
+  readonly stops: readonly { readonly worker: string; readonly at: number; readonly wasLeader: boolean }[];
+}
+
+/** A lab task acknowledges records every 100 ms at its default rate: a second without any is a gap. */
+export const GAP_MIN_MS = 1_000;
+
 export interface LabTotals {
   readonly taskMoves: number;
   readonly taskInterruptions: number;
@@ -24,6 +42,8 @@ export interface LabLedger {
   taskStarted(task: string, worker: string, at: number): void;
   /** A task stopped; `workerStopping` when its worker was being stopped (not an interruption). */
   taskStopped(task: string, worker: string, at: number, workerStopping: boolean): void;
+  /** The lab begins to stop a worker (`wasLeader`: it led the group then). */
+  workerStopping(worker: string, at: number, wasLeader: boolean): void;
   /** The worker's process is gone (crash or stop): its tasks are no longer running. */
   workerGone(worker: string, at: number): void;
   recordAcked(task: string, at: number): void;
@@ -32,6 +52,7 @@ export interface LabLedger {
   tasks(): ReadonlyMap<string, LabTaskEntry>;
   totals(now: number): LabTotals;
   dataFlow(now: number): { maxGapMs: number; perTask: Record<string, number> };
+  timeline(now: number): LabTimeline;
   /** Zeroes the counters (after the lab came up): what follows is what the user's actions caused. */
   reset(now: number): void;
 }
@@ -41,6 +62,9 @@ export function createLabLedger(): LabLedger {
   let moves = 0;
   let interruptions = 0;
   let countFrom = 0;
+  let gaps: LabGap[] = [];
+  let interrupted: { task: string; worker: string; at: number }[] = [];
+  let stops: { worker: string; at: number; wasLeader: boolean }[] = [];
 
   const entry = (id: string): LabTaskEntry => {
     let e = entries.get(id);
@@ -69,16 +93,25 @@ export function createLabLedger(): LabLedger {
     taskStopped(task, worker, at, workerStopping) {
       const e = entry(task);
       if (e.runningOn !== worker) return;
-      if (!workerStopping) interruptions += 1;
+      if (!workerStopping) {
+        interruptions += 1;
+        if (at >= countFrom) interrupted.push({ task, worker, at });
+      }
       stop(e, worker, at);
+    },
+    workerStopping(worker, at, wasLeader) {
+      stops.push({ worker, at, wasLeader });
     },
     workerGone(worker, at) {
       for (const e of entries.values()) if (e.runningOn === worker) stop(e, worker, at);
     },
     recordAcked(task, at) {
       const e = entry(task);
-      if (e.lastAckMs !== null && at >= countFrom)
-        e.maxGapMs = Math.max(e.maxGapMs, at - Math.max(e.lastAckMs, countFrom));
+      if (e.lastAckMs !== null && at >= countFrom) {
+        const from = Math.max(e.lastAckMs, countFrom);
+        e.maxGapMs = Math.max(e.maxGapMs, at - from);
+        if (at - from >= GAP_MIN_MS) gaps.push({ task, fromMs: from, toMs: at });
+      }
       e.lastAckMs = at;
     },
     runningOn(worker) {
@@ -104,7 +137,18 @@ export function createLabLedger(): LabLedger {
       }
       return { maxGapMs: max, perTask };
     },
+    timeline(now) {
+      const open: LabGap[] = [];
+      for (const [task, e] of entries) {
+        const from = e.lastAckMs === null ? null : Math.max(e.lastAckMs, countFrom);
+        if (from !== null && now - from >= GAP_MIN_MS) open.push({ task, fromMs: from, toMs: null });
+      }
+      return { gaps: [...gaps, ...open], interruptions: [...interrupted], stops: [...stops] };
+    },
     reset(now) {
+      gaps = [];
+      interrupted = [];
+      stops = [];
       moves = 0;
       interruptions = 0;
       countFrom = now;

@@ -158,7 +158,8 @@ function route(
         kafka_cluster_id: options.kafkaClusterId,
       });
     }
-    // `GET /health` exists from 3.9 (KIP-1017); older workers answer 404.
+    // `GET /health` exists from 3.9 (KIP-1017); older workers answer 404. A restarted worker answers 503 until it
+    // has joined the group, 200 from then on, as the lab's 3.9 workers do (docs/connect-behaviour.md#health-and-the-join).
     if (head === "health" && rest.length === 0 && method === "GET" && versionAtLeast(w.version, 3, 9)) {
       return w.ready
         ? sendJson(res, 200, {

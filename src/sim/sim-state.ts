@@ -17,6 +17,7 @@ export function buildSimState(ctx: SimContext): SimState {
       version: w.version,
       connectProtocol: protocols.kind === "joins" ? protocols.mode : "eager",
       state: w.state,
+      joined: member !== null && member.lastGeneration !== null,
       connectors: member ? sortNames(member.connectors.keys()) : [],
       tasks: member ? sortTaskKeys(member.tasks.keys()) : [],
     };

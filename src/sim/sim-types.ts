@@ -70,6 +70,8 @@ export interface WorkerStateView {
   readonly version: string;
   readonly connectProtocol: SimProtocol;
   readonly state: WorkerState;
+  /** The running process has joined the group since it started (its first rebalance completed). */
+  readonly joined: boolean;
   readonly connectors: string[];
   readonly tasks: string[];
 }

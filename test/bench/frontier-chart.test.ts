@@ -13,7 +13,7 @@ const point = (strategy: FrontierPoint["strategy"], wallMs: number, gapMs: numbe
 describe("the benchmark's frontier", () => {
   const safe = point("connect-roll", 3_600_000, 10_000_000);
   const window = point("connect-roll-window", 500_000, 6_000_000);
-  const sts = point("statefulset", 520_000, 5_000_000);
+  const sts = point("statefulset-tasks-ready", 520_000, 5_000_000);
   const deployment = point("deployment", 600_000, 7_000_000);
 
   it("keeps the strategies no other beats on both wall time and data gap, fastest first", () => {

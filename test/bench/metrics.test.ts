@@ -61,7 +61,7 @@ describe("bench metrics", () => {
     expect(ratio(3, null)).toBeNull();
     const aggs = [
       aggregate("connect-roll", [run("connect-roll", figures(100, 0)), run("connect-roll", figures(300, 2))]),
-      aggregate("statefulset", [run("statefulset", figures(150, 9))]),
+      aggregate("strimzi", [run("strimzi", figures(150, 9))]),
       aggregate("all-at-once", [run("all-at-once", figures(50, 30))]),
       aggregate("deployment", [run("deployment", null)]),
     ];
@@ -70,7 +70,7 @@ describe("bench metrics", () => {
     expect(aggs[0]?.max?.wall).toBe(300);
     expect(aggs[3]?.mean).toBeNull();
     expect(bestOther(aggs, "connect-roll", "wall")).toEqual({ strategy: "all-at-once", value: 50 });
-    expect(bestOther(aggs, "connect-roll", "moves")).toEqual({ strategy: "statefulset", value: 9 });
+    expect(bestOther(aggs, "connect-roll", "moves")).toEqual({ strategy: "strimzi", value: 9 });
   });
 
   it("puts the floor at one restart per task and nothing moved", () => {

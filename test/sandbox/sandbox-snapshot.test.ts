@@ -41,6 +41,7 @@ describe("clusterView", () => {
           version: "3.9.1",
           connectProtocol: "sessioned",
           state: "running",
+          joined: true,
           connectors: [],
           tasks: ["orders/0", "orders/1"],
         },

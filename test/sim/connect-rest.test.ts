@@ -89,6 +89,27 @@ describe("Connect REST API over HTTP (docs/connect-behaviour.md#the-rest-api)", 
     expect(health.json()).toMatchObject({ status: "healthy" });
   });
 
+  it("/health answers 503 while a restarted worker has not joined the group, 200 once it has", async () => {
+    const { s, c } = await sim({ version: "3.9.0", restartMs: 4_000, rebalanceMs: 2_000, restartJitter: 0 });
+    const name = followers(await c.state())[0] ?? "";
+    const url = s.workers.find((w) => w.name === name)?.url ?? "";
+    await c.post(`/sim/workers/${name}/restart`);
+    let st = await c.state();
+    while (st.workers.find((w) => w.name === name)?.state !== "running") {
+      await c.advance(100);
+      st = await c.state();
+    }
+    expect(st.workers.find((w) => w.name === name)?.joined).toBe(false);
+    const before = await get(`${url}/health`);
+    expect(before.status).toBe(503);
+    expect(before.json()).toMatchObject({ status: "starting" });
+    await c.advance(2_500);
+    expect((await c.state()).workers.find((w) => w.name === name)?.joined).toBe(true);
+    const after = await get(`${url}/health`);
+    expect(after.status).toBe(200);
+    expect(after.json()).toMatchObject({ status: "healthy" });
+  });
+
   it("refuses connections while stopped and reopens the same port", async () => {
     const { s, c } = await sim();
     const name = followers(await c.state())[0] ?? "";

@@ -61,6 +61,7 @@ describe("control API (DESIGN §4)", () => {
       "version",
       "connectProtocol",
       "state",
+      "joined",
       "connectors",
       "tasks",
     ]);

@@ -30,7 +30,7 @@ export function adviseDelay(policy: ResolvedPlanPolicy, assignorVersions: readon
       message: `scheduled.rebalance.max.delay.ms is not declared and Connect does not expose it; assuming the default ${delayMs} ms (${formatDuration(delayMs)}). Declare it to make the plan exact.`,
     });
   }
-  const recommended = roundUp(restartMs + Math.max(DELAY_MARGIN_MS, restartMs / 2), 10_000);
+  const recommended = recommendedDelayFor(restartMs);
   const withoutFix = assignorVersions.filter((v) => !reassignsImmediatelyWithZeroDelay(v));
   const zeroDelayReassigns = withoutFix.length === 0;
   let recommendedDelayMs: number | null = null;
@@ -76,6 +76,11 @@ export function adviseDelay(policy: ResolvedPlanPolicy, assignorVersions: readon
     findings,
     zeroDelayReassigns,
   };
+}
+
+/** The delay the plan recommends for a restart time: the restart plus max(30 s, half of it), up to the next 10 s. */
+export function recommendedDelayFor(restartMs: number): number {
+  return roundUp(restartMs + Math.max(DELAY_MARGIN_MS, restartMs / 2), 10_000);
 }
 
 function roundUp(ms: number, unit: number): number {

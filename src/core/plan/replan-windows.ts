@@ -19,7 +19,11 @@ export function replanWindows(plan: Plan, policy: PlanPolicy, remaining: readonl
   const grouped = groupPaceWindows(
     rest.map((s, i) => ({
       step: s.step,
-      windowable: s.disruption === "held" && !s.isLeader && plan.delay.restartFitsInDelay,
+      windowable:
+        s.disruption === "held" &&
+        !s.isLeader &&
+        plan.delay.delayMs > 0 &&
+        p.expectedRestartMs < plan.delay.delayMs,
       tasks: s.tasks,
       isLeader: s.isLeader,
       mayClose:

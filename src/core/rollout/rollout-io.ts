@@ -57,6 +57,17 @@ export type RolloutEvent =
       readonly detail: string;
     }
   | {
+      /** Pace `window`: the remaining windows were planned again with the restart time measured so far. */
+      readonly kind: "restart-learned";
+      readonly step: number;
+      readonly declaredMs: number;
+      readonly learnedMs: number;
+      /** How many restarts the learned value comes from. */
+      readonly samples: number;
+      readonly followersPerWindowBefore: number;
+      readonly followersPerWindowAfter: number;
+    }
+  | {
       readonly kind: "worker-back";
       readonly step: number;
       readonly worker: string;

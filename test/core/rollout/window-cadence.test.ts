@@ -96,8 +96,9 @@ describe("decide: the gate ending a pace window", () => {
   it("one look just after the deadline while only held tasks are missing, the poll interval while anything else is, then 1 s confirming polls", () => {
     const d = cutShortAt36s("window");
     expect(d.state.steps[0]?.note).toMatchObject({ kind: "window-cut-short" });
+    // worker-1 took 36 s, not the 20 s declared: the rest is planned again with 36 s, and that is said once
     expect(d.lines.slice(4)).toEqual([
-      "read → worker-back, gate-waiting | read-cluster(25000)",
+      "read → worker-back, restart-learned, gate-waiting | read-cluster(25000)",
       "read → gate-waiting | read-cluster(10000)",
       "read → gate-waiting | read-cluster(21000)",
       "read → gate-waiting | read-cluster(1000)",
