@@ -5,9 +5,15 @@ import type { SimState, StopMode, WorkerState } from "../sim/sim-types.js";
 import type { JvmProcess } from "./jvm-process.js";
 import type { KafkaJars } from "./lab-jars.js";
 import { createLabLedger } from "./lab-ledger.js";
-import { type LabConnectorKind, labConnectorConfig, readStatuses, restCall } from "./lab-rest.js";
+import {
+  type LabConnectorKind,
+  type LabExactlyOnce,
+  labConnectorConfig,
+  readStatuses,
+  restCall,
+} from "./lab-rest.js";
 import { createLabSinkLedger } from "./lab-sink-ledger.js";
-import { startLabWorkerJvm, type WorkerSpec } from "./lab-worker.js";
+import { type ExactlyOnceSourceSetting, startLabWorkerJvm, type WorkerSpec } from "./lab-worker.js";
 import {
   type JoinLine,
   parseGenerationLine,
@@ -21,6 +27,8 @@ export interface LabWorker {
   readonly spec: WorkerSpec;
   version: string;
   connectProtocol: string | null;
+  /** `exactly.once.source.support` of its next start (null: not set). */
+  exactlyOnceSourceSupport: ExactlyOnceSourceSetting | null;
   state: WorkerState;
   jvm: JvmProcess | null;
   /** Set while the lab itself stops the worker: task stops then are not interruptions. */
@@ -41,6 +49,8 @@ export interface LabClusterInput {
   readonly throughput: number;
   /** What a task's start costs (the lab connectors sleep that long in `start`). */
   readonly taskStartMs: number;
+  /** Connectors created exactly-once (sources `required`, sinks read_committed); null: at-least-once. */
+  readonly exactlyOnce: LabExactlyOnce | null;
   /** Logged lines of interest, for diagnostics (default: none). */
   readonly onLine?: (worker: string, line: string) => void;
 }
@@ -49,7 +59,10 @@ export interface LabCluster {
   readonly workers: readonly LabWorker[];
   startWorker(name: string, version?: string): Promise<ControlResult>;
   stopWorker(name: string, mode: StopMode): Promise<ControlResult>;
-  restartWorker(name: string, options: { version?: string; downMs?: number }): Promise<ControlResult>;
+  restartWorker(
+    name: string,
+    options: { version?: string; downMs?: number; exactlyOnceSourceSupport?: ExactlyOnceSourceSetting },
+  ): Promise<ControlResult>;
   createConnector(name: string, tasksMax: number, kind?: LabConnectorKind): Promise<ControlResult>;
   updateConnector(
     name: string,
@@ -120,7 +133,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
     w.starts += 1;
     w.lastJoin = null;
     const jvm = await startLabWorkerJvm(
-      { ...w.spec, connectProtocol: w.connectProtocol },
+      { ...w.spec, connectProtocol: w.connectProtocol, exactlyOnceSourceSupport: w.exactlyOnceSourceSupport },
       {
         java: input.java,
         jars: connect,
@@ -207,6 +220,8 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
       await halt(w, "graceful");
       // An upgrade brings the new version's default worker config: a connect.protocol override (eager) is dropped.
       if (version !== w.version) w.connectProtocol = null;
+      if (options.exactlyOnceSourceSupport !== undefined)
+        w.exactlyOnceSourceSupport = options.exactlyOnceSourceSupport;
       if (options.downMs !== undefined && options.downMs > 0)
         await new Promise((r) => setTimeout(r, options.downMs));
       await launch(w, version);
@@ -221,6 +236,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
         taskStartMs: input.taskStartMs,
         controlDir,
         topics: sources,
+        exactlyOnce: input.exactlyOnce,
       });
       connectors.set(name, { kind, tasksMax, config });
       return putConnector(name, config);
