@@ -6,7 +6,7 @@ import { type RunningLab, startLab } from "../../src/lab/start-lab.js";
 
 /**
  * One exactly-once scenario on a fresh lab, with its figures and log lines:
- *   npx tsx bench/eos/eos-probe.ts --kafka 3.9.1 --scenario follower-bounce|leader-bounce|crash|leader-stopped
+ *   npx tsx bench/eos/eos-probe.ts --kafka 3.9.1 --scenario follower-bounce|leader-bounce|crash|leader-stopped|leader-killed
  * It samples every 250 ms from the action on: each exactly-once task's REST state and worker, and whether the task
  * instance running it has committed a transaction (source-task-metrics transaction-size-avg, which Connect records
  * only on commit, present and a number), then prints the worker log lines about fencing and transactions.
@@ -82,6 +82,13 @@ async function act(lab: RunningLab, leader: string, follower: string): Promise<(
     await c.startWorker(follower);
   } else if (scenario === "leader-stopped") {
     await c.stopWorker(leader, "graceful");
+    await c.restartWorker(follower, {});
+    return async () => {
+      console.log(`starting the leader ${leader} again`);
+      await c.startWorker(leader);
+    };
+  } else if (scenario === "leader-killed") {
+    await c.stopWorker(leader, "crash");
     await c.restartWorker(follower, {});
     return async () => {
       console.log(`starting the leader ${leader} again`);
