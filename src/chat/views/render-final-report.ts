@@ -156,6 +156,7 @@ function approvalText(record: ApprovalRecord): string {
     abort: "aborted",
     "keep-waiting": "keep waiting",
     continue: "continued anyway",
+    "restart-tasks": "failed tasks restarted",
   }[record.decision];
   return `${approvalLabel(record.kind)}: ${verb} by ${mention(record.by)} at ${utcTime(record.at)}`;
 }

@@ -116,6 +116,8 @@ export type RolloutEvent =
 export type RolloutEffect =
   | { readonly kind: "emit"; readonly event: RolloutEvent }
   | { readonly kind: "read-cluster"; readonly afterMs: number }
+  /** `POST /connectors/{c}/tasks/{t}/restart` for each task ("connector/N"), then a read of the cluster. */
+  | { readonly kind: "restart-tasks"; readonly tasks: readonly string[] }
   /**
    * Look at one worker only (its `GET /`, and its metrics when `metrics`): how a restarted worker is watched until it
    * is back, instead of reading the whole cluster. Answered by `worker-probed` (or by `cluster-read`).

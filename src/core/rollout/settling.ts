@@ -1,4 +1,5 @@
 import { growingLag } from "../settle/assess-flow.js";
+import { exactlyOnceTasks } from "../settle/check-exactly-once.js";
 import { evaluateSettle } from "../settle/evaluate-settle.js";
 import type { GateReason } from "../settle/settle-types.js";
 import type { ClusterSnapshot } from "../snapshot.js";
@@ -54,6 +55,29 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
     ]);
   }
   const next = updateStep({ ...s, phase: settlingPhase }, step.step, { gate: verdict.reasons });
+  // Exactly-once tasks FAILED during the step (a start whose fencing failed): restarting them is offered first.
+  const eos = verdict.kind === "failed" ? exactlyOnceTasks(phase.baseline, snapshot) : new Set<string>();
+  const fenced =
+    verdict.kind === "failed"
+      ? verdict.reasons.flatMap((r) =>
+          r.code === "task-failed" && eos.has(r.task)
+            ? [{ task: r.task, workerId: workerOf(snapshot, r.task), trace: r.trace?.split("\n")[0] ?? null }]
+            : [],
+        )
+      : [];
+  if (fenced.length > 0)
+    return done(
+      ask(
+        next,
+        now,
+        {
+          step: step.step,
+          facts: { kind: "task-restart", worker: step.worker, tasks: fenced, reasons: verdict.reasons },
+          options: ["restart-tasks", "continue", "abort"],
+        },
+        { kind: "settling", step: step.step, baseline: phase.baseline },
+      ),
+    );
   if (verdict.kind === "failed")
     return done(
       ask(
@@ -97,6 +121,12 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
     state: next,
     effects: [...effects, { kind: "read-cluster", afterMs: settlePollMs(s, step, verdict.reasons, now) }],
   });
+}
+
+function workerOf(snapshot: ClusterSnapshot, task: string): string | null {
+  const slash = task.lastIndexOf("/");
+  const connector = snapshot.connectors?.find((c) => c.name === task.slice(0, slash));
+  return connector?.tasks.find((t) => String(t.id) === task.slice(slash + 1))?.workerId ?? null;
 }
 
 function sameReasons(a: readonly GateReason[], b: readonly GateReason[]): boolean {

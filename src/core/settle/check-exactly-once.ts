@@ -18,6 +18,21 @@ function transactionalBefore(baseline: Baseline): Set<string> {
 }
 
 /**
+ * The source tasks that run exactly-once: transactional in the baseline, transactional now, or of a connector
+ * configured with `exactly.once.support`.
+ */
+export function exactlyOnceTasks(baseline: Baseline, poll: ClusterSnapshot): Set<string> {
+  const out = transactionalBefore(baseline);
+  for (const w of poll.workers)
+    for (const [key, r] of Object.entries(w.metrics?.taskFlow ?? {}))
+      if (r.transactions !== undefined) out.add(key);
+  for (const c of poll.connectors ?? [])
+    if (c.type === "source" && c.config["exactly.once.support"] !== undefined)
+      for (const t of c.tasks) out.add(taskKey(c.name, t.id));
+  return out;
+}
+
+/**
  * Every exactly-once source task the step restarted or moved has committed a transaction since it started: its
  * worker's `transaction-size-avg` for it has a value (Connect records it only when a transaction commits, and a new
  * instance starts without one). A task is the step's when it ran on the restarted worker, changed worker, or the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { startDriver } from "./rollout-driver.js";
-import { cluster } from "./rollout-fixtures.js";
+import { backHeld, cluster, down } from "./rollout-fixtures.js";
 
 const eos = () => cluster().withConnector("orders", (c) => c.exactlyOnceRequired());
 
@@ -37,5 +37,75 @@ describe("decide: an exactly-once cluster's leader must answer before a step", (
     );
     expect(d.eventsOf("gate-waiting")).toEqual([]);
     expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1"]);
+  });
+});
+
+describe("decide: an exactly-once task FAILED during a step (its start could not fence)", () => {
+  const failed = () =>
+    eos()
+      .withWorker("worker-1", (w) => w.version("3.7.1"))
+      .withConnector("orders", (c) =>
+        c.task(
+          0,
+          "FAILED",
+          "worker-1",
+          "org.apache.kafka.connect.errors.ConnectException: Failed to perform zombie fencing\n\tat x",
+        ),
+      );
+
+  function failAfterStep1() {
+    const d = startDriver();
+    d.read(0, eos())
+      .accepted(1_000)
+      .read(10_000, down(eos(), "worker-1"))
+      .read(20_000, backHeld(eos(), "worker-1"))
+      .read(60_000, failed());
+    return d;
+  }
+
+  it("asks task-restart: restart the failed tasks and keep waiting / continue / abort, naming the task and its trace", () => {
+    const d = failAfterStep1();
+    const asked = d.pending();
+    expect(asked).toMatchObject({
+      kind: "task-restart",
+      step: 1,
+      options: ["restart-tasks", "continue", "abort"],
+      facts: {
+        kind: "task-restart",
+        worker: "worker-1",
+        tasks: [
+          {
+            task: "orders/0",
+            workerId: "worker-1:8083",
+            trace: "org.apache.kafka.connect.errors.ConnectException: Failed to perform zombie fencing",
+          },
+        ],
+      },
+    });
+  });
+
+  it("restart-tasks restarts them through Connect and the gate keeps waiting; RUNNING again, the step settles", () => {
+    const d = failAfterStep1();
+    d.answer(61_000, "restart-tasks");
+    expect(d.action).toEqual({ kind: "restart-tasks", tasks: ["orders/0"] });
+    const settled = () => eos().withWorker("worker-1", (w) => w.version("3.7.1"));
+    d.read(70_000, settled()).read(80_000, settled()).read(90_000, settled());
+    expect(d.eventsOf("step-settled").map((e) => e.step)).toEqual([1]);
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1", "worker-2"]);
+  });
+
+  it("an at-least-once task FAILED is the usual gate-failed prompt", () => {
+    const d = startDriver();
+    d.read(0, cluster())
+      .accepted(1_000)
+      .read(10_000, down(cluster(), "worker-1"))
+      .read(20_000, backHeld(cluster(), "worker-1"))
+      .read(
+        60_000,
+        cluster()
+          .withWorker("worker-1", (w) => w.version("3.7.1"))
+          .withConnector("orders", (c) => c.task(0, "FAILED", "worker-1", "boom")),
+      );
+    expect(d.pending()?.kind).toBe("gate-failed");
   });
 });
