@@ -18,6 +18,8 @@ const { values } = parseArgs({
     workers: { type: "string", default: "3" },
     boundary: { type: "string", default: "poll" },
     "observe-ms": { type: "string", default: "60000" },
+    /** At-least-once: the same lab without exactly-once (the sink's duplicates for the contrast). */
+    plain: { type: "boolean", default: false },
   },
 });
 const kafka = values.kafka ?? "3.9.1";
@@ -105,7 +107,7 @@ async function main(): Promise<void> {
     connectors: 1,
     tasksPerConnector: Number(values.workers),
     sinks: 1,
-    exactlyOnce: true,
+    exactlyOnce: values.plain !== true,
     transactionBoundary: values.boundary === "interval" ? "interval" : "poll",
     delayMs: 10_000,
     sessionTimeoutMs: 6_000,
@@ -116,7 +118,7 @@ async function main(): Promise<void> {
     const leader = before.leader ?? "worker-1";
     const follower = lab.workers.map((w) => w.name).find((n) => n !== leader) ?? "worker-2";
     const first = await sample(lab);
-    console.log(JSON.stringify({ kafka, scenario, leader, follower, before: Object.fromEntries(first) }));
+    console.log(JSON.stringify({ kafka, scenario, exactlyOnce: values.plain !== true, leader, follower, before: Object.fromEntries(first) }));
     const t0 = Date.now();
     let last = new Map<string, string>();
     const restarted = new Set<string>();
@@ -161,6 +163,7 @@ async function main(): Promise<void> {
       JSON.stringify({
         kafka,
         scenario,
+        exactlyOnce: values.plain !== true,
         restarted: [...restarted].sort(),
         firstCommitMs: Object.fromEntries([...committedAt].map(([k, at]) => [k, at - t0])),
         sink: state.dataFlow.sink,
