@@ -6,7 +6,7 @@ import { type RunningLab, startLab } from "../../src/lab/start-lab.js";
 
 /**
  * One exactly-once scenario on a fresh lab, with its figures and log lines:
- *   npx tsx bench/eos/eos-probe.ts --kafka 3.9.1 --scenario follower-bounce|leader-bounce|crash|leader-stopped|leader-killed
+ *   npx tsx bench/eos/eos-probe.ts --kafka 3.9.1 --scenario follower-bounce|leader-bounce|crash|leader-stopped|leader-killed|leader-killed-task-restart
  * It samples every 250 ms from the action on: each exactly-once task's REST state and worker, and whether the task
  * instance running it has committed a transaction (source-task-metrics transaction-size-avg, which Connect records
  * only on commit, present and a number), then prints the worker log lines about fencing and transactions.
@@ -96,6 +96,33 @@ async function act(lab: RunningLab, leader: string, follower: string): Promise<(
       console.log(`starting the leader ${leader} again`);
       await c.startWorker(leader);
     };
+  } else if (scenario === "leader-killed-task-restart") {
+    // A task start without a rebalance (a REST restart) on a follower while the crashed leader is still a member.
+    await c.stopWorker(leader, "crash");
+    const f = lab.workers.find((w) => w.name === follower);
+    const owned = [...(await sample(lab))].find(([, v]) => v.worker === f?.workerId)?.[0];
+    if (f && owned) {
+      const id = owned.split("/")[1];
+      const r = await restCall(`${f.url}/connectors/conn-01/tasks/${id}/restart`, "POST", undefined, 30_000);
+      console.log(
+        `restart of ${owned} on ${follower}: HTTP ${r?.status ?? "none"} ${JSON.stringify(r?.body ?? null)}`,
+      );
+    }
+    return async () => {
+      for (const [task, v] of await sample(lab)) {
+        if (v.state !== "FAILED") continue;
+        const live = lab.cluster.workers.find((w) => w.state === "running");
+        const r = await restCall(
+          `${live?.url}/connectors/conn-01/tasks/${task.split("/")[1]}/restart`,
+          "POST",
+          undefined,
+          30_000,
+        );
+        console.log(`restart of the FAILED ${task}: HTTP ${r?.status ?? "none"}`);
+      }
+      console.log(`starting the leader ${leader} again`);
+      await c.startWorker(leader);
+    };
   } else throw new Error(`unknown scenario ${scenario}`);
   return async () => undefined;
 }
@@ -118,7 +145,16 @@ async function main(): Promise<void> {
     const leader = before.leader ?? "worker-1";
     const follower = lab.workers.map((w) => w.name).find((n) => n !== leader) ?? "worker-2";
     const first = await sample(lab);
-    console.log(JSON.stringify({ kafka, scenario, exactlyOnce: values.plain !== true, leader, follower, before: Object.fromEntries(first) }));
+    console.log(
+      JSON.stringify({
+        kafka,
+        scenario,
+        exactlyOnce: values.plain !== true,
+        leader,
+        follower,
+        before: Object.fromEntries(first),
+      }),
+    );
     const t0 = Date.now();
     let last = new Map<string, string>();
     const restarted = new Set<string>();
