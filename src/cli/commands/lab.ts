@@ -11,7 +11,6 @@ import {
   labCacheDir,
   SUPPORTED_KAFKA,
 } from "../../lab/lab-jars.js";
-import { restCall } from "../../lab/lab-rest.js";
 import { checkLabTools } from "../../lab/lab-tools.js";
 import { type LabOptions, startLab } from "../../lab/start-lab.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
@@ -255,51 +254,5 @@ Options:
     } catch (e) {
       return fail(io, "lab fetch", e);
     }
-  },
-};
-
-export const labRestartWorkerCommand: CliCommand = {
-  name: "lab restart-worker",
-  summary: "restart one lab worker through the lab's control API (the lab config's command executor)",
-  help: `Usage: connect-roll lab restart-worker --control URL --worker NAME [--version V]
-
-Stops the worker gracefully and starts it again (on version V when given) — what a VM user's restart script
-does. Exit 0 once the new JVM has started; 1 when the lab refused or did not answer.
-
-Options:
-  --control URL   the lab's control URL (printed by 'connect-roll lab')
-  --worker NAME   the worker (worker-1, …)
-  --version V     the Kafka version to start it on
-  -h, --help      show this help`,
-  options: { control: { type: "string" }, worker: { type: "string" }, version: { type: "string" } },
-  positionals: { min: 0, max: 0, names: [] },
-  async run(values, _positionals, io) {
-    const control = values.control;
-    const worker = values.worker;
-    if (typeof control !== "string" || !/^http:\/\/127\.0\.0\.1:\d+\/?$/.test(control)) {
-      io.stderr.write(
-        "connect-roll lab restart-worker: --control needs the lab's control URL (http://127.0.0.1:PORT)\n",
-      );
-      return ExitCode.Usage;
-    }
-    if (typeof worker !== "string" || !/^worker-\d{1,3}$/.test(worker)) {
-      io.stderr.write("connect-roll lab restart-worker: --worker needs a worker name such as worker-1\n");
-      return ExitCode.Usage;
-    }
-    const version = typeof values.version === "string" && values.version !== "" ? values.version : undefined;
-    const query = version === undefined ? "" : `?version=${encodeURIComponent(version)}`;
-    const url = `${control.replace(/\/$/, "")}/sim/workers/${encodeURIComponent(worker)}/restart${query}`;
-    const reply = await restCall(url, "POST", undefined, 900_000);
-    if (reply === null) {
-      io.stderr.write(`connect-roll lab restart-worker: the lab at ${control} did not answer\n`);
-      return ExitCode.Failed;
-    }
-    if (reply.status !== 200) {
-      const error = (reply.body as { error?: string } | null)?.error ?? `HTTP ${reply.status}`;
-      io.stderr.write(`connect-roll lab restart-worker: ${error}\n`);
-      return ExitCode.Failed;
-    }
-    io.stdout.write(`restarted ${worker}${version === undefined ? "" : ` on ${version}`}\n`);
-    return ExitCode.Ok;
   },
 };
