@@ -3,7 +3,13 @@ import type { GateReason } from "../settle/settle-types.js";
 import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
 import type { ApprovalRecord, Decision, PendingApproval } from "./approval-types.js";
 import type { FinishReason, ReorderReason, SkipReason } from "./rollout-reasons.js";
-import type { RolloutResult, RolloutState, StepDataFlow, StepMeasurements } from "./rollout-state.js";
+import type {
+  RolloutResult,
+  RolloutState,
+  StepDataFlow,
+  StepExactlyOnce,
+  StepMeasurements,
+} from "./rollout-state.js";
 
 /** What goes into `decide` (inputs) and what comes out of it (events to report, effects for the runner). */
 
@@ -75,6 +81,8 @@ export type RolloutEvent =
       readonly worker: string;
       readonly measurements: StepMeasurements;
       readonly dataFlow: StepDataFlow | null;
+      /** The step's exactly-once tasks (absent: none). */
+      readonly exactlyOnce?: StepExactlyOnce;
     }
   | {
       readonly kind: "step-skipped";

@@ -8,6 +8,7 @@ import { settlePollMs } from "./poll-cadence.js";
 import type { RolloutEffect } from "./rollout-io.js";
 import type { Phase, RolloutState } from "./rollout-state.js";
 import { stepAt, updateStep } from "./step-helpers.js";
+import { foldExactlyOnce } from "./track-exactly-once.js";
 import { ask, emit, stay } from "./transitions.js";
 
 /**
@@ -30,6 +31,18 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
     flow: s.flow,
   });
   const settlingPhase: Phase = { ...phase, polls };
+  // Exactly-once tasks FAILED during the step (a start whose fencing failed): restarting them is offered first.
+  const eos = verdict.kind === "failed" ? exactlyOnceTasks(phase.baseline, snapshot) : new Set<string>();
+  const fenced =
+    verdict.kind === "failed"
+      ? verdict.reasons.flatMap((r) =>
+          r.code === "task-failed" && eos.has(r.task)
+            ? [{ task: r.task, workerId: workerOf(snapshot, r.task), trace: r.trace?.split("\n")[0] ?? null }]
+            : [],
+        )
+      : [];
+  const exactlyOnce = foldExactlyOnce(step, phase.baseline, snapshot, s.flow, now, fenced.length);
+  const eosPatch = exactlyOnce === undefined ? {} : { exactlyOnce };
   if (verdict.kind === "settled") {
     const settleMs = now - (step.backAt ?? now);
     const flow = phase.baseline.flow;
@@ -38,6 +51,7 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
       settledAt: now,
       gate: [],
       measurements: { ...step.measurements, settleMs },
+      ...eosPatch,
       dataFlow:
         step.dataFlow && flow
           ? { ...step.dataFlow, lag: growingLag(flow, s.flow).slice(0, 5) }
@@ -51,20 +65,11 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
         worker: step.worker,
         measurements: after.measurements,
         dataFlow: after.dataFlow,
+        ...(after.exactlyOnce === undefined ? {} : { exactlyOnce: after.exactlyOnce }),
       }),
     ]);
   }
-  const next = updateStep({ ...s, phase: settlingPhase }, step.step, { gate: verdict.reasons });
-  // Exactly-once tasks FAILED during the step (a start whose fencing failed): restarting them is offered first.
-  const eos = verdict.kind === "failed" ? exactlyOnceTasks(phase.baseline, snapshot) : new Set<string>();
-  const fenced =
-    verdict.kind === "failed"
-      ? verdict.reasons.flatMap((r) =>
-          r.code === "task-failed" && eos.has(r.task)
-            ? [{ task: r.task, workerId: workerOf(snapshot, r.task), trace: r.trace?.split("\n")[0] ?? null }]
-            : [],
-        )
-      : [];
+  const next = updateStep({ ...s, phase: settlingPhase }, step.step, { gate: verdict.reasons, ...eosPatch });
   if (fenced.length > 0)
     return done(
       ask(

@@ -33,23 +33,23 @@ export function exactlyOnceTasks(baseline: Baseline, poll: ClusterSnapshot): Set
 }
 
 /**
- * Every exactly-once source task the step restarted or moved has committed a transaction since it started: its
- * worker's `transaction-size-avg` for it has a value (Connect records it only when a transaction commits, and a new
- * instance starts without one). A task is the step's when it ran on the restarted worker, changed worker, or the
- * data-flow track saw its instance start after the stop. Exactly-once: transactional in the baseline, or its reading
- * now carries the series. A task not RUNNING is left to the status checks.
+ * The exactly-once source tasks the step restarted or moved, RUNNING now, and whether each has committed a
+ * transaction since it started: its worker's `transaction-size-avg` for it has a value (Connect records it only when a
+ * transaction commits, and a new instance starts without one). A task is the step's when it ran on the restarted
+ * worker, changed worker, or the data-flow track saw its instance start after the stop. Exactly-once: transactional in
+ * the baseline, or its reading now carries the series. A task not RUNNING is left to the status checks.
  */
-export function checkExactlyOnceCommits(
+export function exactlyOnceStepTasks(
   baseline: Baseline,
   poll: ClusterSnapshot,
   flow: FlowTrack | undefined,
-): GateReason[] {
+): { task: string; workerId: string | null; committed: boolean }[] {
   const before = transactionalBefore(baseline);
   const workerBefore = new Map<string, string | null>();
   for (const c of baseline.snapshot.connectors ?? [])
     for (const t of c.tasks) workerBefore.set(taskKey(c.name, t.id), t.workerId);
   const stepTasks = new Set(baseline.workerTasks);
-  const waiting: { task: string; workerId: string | null }[] = [];
+  const out: { task: string; workerId: string | null; committed: boolean }[] = [];
   for (const c of poll.connectors ?? []) {
     if (c.type !== "source") continue;
     for (const t of c.tasks) {
@@ -63,10 +63,21 @@ export function checkExactlyOnceCommits(
       if (!ofStep) continue;
       const reading = readingOn(poll, key, t.workerId);
       if (!before.has(key) && reading?.transactions === undefined) continue;
-      if (reading?.transactions === "committed") continue;
-      waiting.push({ task: key, workerId: t.workerId });
+      out.push({ task: key, workerId: t.workerId, committed: reading?.transactions === "committed" });
     }
   }
+  return out;
+}
+
+/** The step's exactly-once tasks that have not committed a transaction since they started (`eos-no-commit`). */
+export function checkExactlyOnceCommits(
+  baseline: Baseline,
+  poll: ClusterSnapshot,
+  flow: FlowTrack | undefined,
+): GateReason[] {
+  const waiting = exactlyOnceStepTasks(baseline, poll, flow)
+    .filter((t) => !t.committed)
+    .map(({ task, workerId }) => ({ task, workerId }));
   if (waiting.length === 0) return [];
   const shown = waiting
     .slice(0, 5)

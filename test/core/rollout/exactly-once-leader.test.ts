@@ -109,3 +109,58 @@ describe("decide: an exactly-once task FAILED during a step (its start could not
     expect(d.pending()?.kind).toBe("gate-failed");
   });
 });
+
+describe("decide: a step's exactly-once record", () => {
+  const TASKS: Record<string, readonly string[]> = {
+    "worker-1": ["orders/0", "orders/3"],
+    "worker-2": ["orders/1", "orders/4"],
+    "worker-3": ["orders/2", "orders/5"],
+  };
+  /** orders transactional on every worker; `restarted`'s tasks committed or not since they started. */
+  const tx = (b: ReturnType<typeof eos>, restarted: string | null, state: "committed" | "none") => {
+    for (const [worker, tasks] of Object.entries(TASKS))
+      b.withWorker(worker, (w) => {
+        for (const t of tasks) w.flow(t, 5, { transactions: worker === restarted ? state : "committed" });
+        return w;
+      });
+    return b;
+  };
+
+  it("the gate waits for the restarted worker's exactly-once tasks to commit; the settled step says when they did", () => {
+    const d = startDriver();
+    let t = 0;
+    while (d.restarts.length === 0 && t <= 60_000) {
+      d.read(t, tx(eos(), null, "committed"));
+      t += 10_000;
+    }
+    const worker = d.restarts[0]?.worker ?? "none";
+    const back = (state: "committed" | "none") =>
+      tx(
+        eos().withWorker(worker, (w) => w.version("3.7.1")),
+        worker,
+        state,
+      );
+    d.accepted(t)
+      .read(t + 10_000, down(eos(), worker))
+      .read(t + 20_000, backHeld(eos(), worker))
+      .read(t + 60_000, back("none"))
+      .read(t + 70_000, back("none"));
+    expect(d.eventsOf("step-settled")).toEqual([]);
+    expect(
+      d
+        .eventsOf("gate-waiting")
+        .at(-1)
+        ?.reasons.map((r) => r.code),
+    ).toContain("eos-no-commit");
+    d.read(t + 80_000, back("committed"))
+      .read(t + 90_000, back("committed"))
+      .read(t + 100_000, back("committed"));
+    const [settled] = d.eventsOf("step-settled");
+    expect(settled?.exactlyOnce).toEqual({
+      tasks: [...(TASKS[worker] ?? [])],
+      firstCommitMs: expect.any(Number),
+      fencingFailures: 0,
+    });
+    expect(settled?.exactlyOnce?.firstCommitMs).toBeGreaterThanOrEqual(70_000);
+  });
+});
