@@ -17,6 +17,8 @@ describe("a step's exactly-once line", () => {
 
   it("none without exactly-once tasks", () => {
     expect(stepExactlyOnceText("worker-2", undefined)).toBeNull();
-    expect(stepExactlyOnceText("worker-2", { tasks: [], firstCommitMs: null, fencingFailures: 0 })).toBeNull();
+    expect(
+      stepExactlyOnceText("worker-2", { tasks: [], firstCommitMs: null, fencingFailures: 0 }),
+    ).toBeNull();
   });
 });
