@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ControlResult } from "../sim/sim-cluster.js";
 import type { SimState, StopMode, WorkerState } from "../sim/sim-types.js";
@@ -13,6 +13,7 @@ import {
   restCall,
 } from "./lab-rest.js";
 import { createLabSinkLedger } from "./lab-sink-ledger.js";
+import { createLabStalls } from "./lab-stalls.js";
 import { type ExactlyOnceSourceSetting, startLabWorkerJvm, type WorkerSpec } from "./lab-worker.js";
 import {
   type JoinLine,
@@ -84,8 +85,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
   const ledger = createLabLedger();
   const sinks = createLabSinkLedger();
   const controlDir = join(input.dir, "control");
-  /** Tasks the lab holds in a stall, with the epoch ms it ends (null: until resumed). */
-  const stalls = new Map<string, number | null>();
+  const stalls = createLabStalls(controlDir);
   /** Generation → stop-the-world (eager, or the first cooperative one after eager), since the ledger's reset. */
   const generations = new Map<number, boolean>();
   let baseline = { generation: -1, protocolVersion: 2 };
@@ -245,20 +245,14 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
       const c = connectors.get(connector);
       if (!c || !Number.isInteger(task) || task < 0 || task >= c.tasksMax)
         return { kind: "not-found", message: `no task ${connector}/${task}` };
-      const until = ms === null ? null : Date.now() + ms;
-      stalls.set(`${connector}/${task}`, until);
-      await writeFile(
-        join(controlDir, `stall-${connector}-${task}`),
-        until === null ? "forever" : String(until),
-      );
+      await stalls.stall(`${connector}/${task}`, connector, task, ms);
       return { kind: "ok" };
     },
     async resumeTask(connector, task) {
       const c = connectors.get(connector);
       if (!c || !Number.isInteger(task) || task < 0 || task >= c.tasksMax)
         return { kind: "not-found", message: `no task ${connector}/${task}` };
-      stalls.delete(`${connector}/${task}`);
-      await rm(join(controlDir, `stall-${connector}-${task}`), { force: true });
+      await stalls.resume(`${connector}/${task}`, connector, task);
       return { kind: "ok" };
     },
     async updateConnector(name, change) {
@@ -322,10 +316,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
         },
         dataFlow: {
           ...ledger.dataFlow(now),
-          stalled: [...stalls]
-            .filter(([t, until]) => (until === null || until > now) && running.has(t))
-            .map(([t]) => t)
-            .sort(),
+          stalled: stalls.stalledNow(running, now),
           sink: [...connectors.values()].some((c) => c.kind === "sink") ? sinks.state() : null,
         },
       };
