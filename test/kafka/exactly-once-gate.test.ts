@@ -73,13 +73,21 @@ describe("the exactly-once gate on the lab", () => {
         signal: AbortSignal.timeout(60_000),
       });
       provoked.restartStatus = restart.status;
-      await until(`${task} FAILED`, async () => {
-        if (!lab) return null;
-        const now = await labState(lab);
-        return now.tasks.find((t) => t.id === task)?.state === "FAILED";
-      });
-      provoked.failed = true;
-      expect(await post(`/sim/workers/${leader}/start`)).toBe(200);
+      try {
+        await until(
+          `${task} FAILED`,
+          async () => {
+            if (!lab) return null;
+            const now = await labState(lab);
+            return now.tasks.find((t) => t.id === task)?.state === "FAILED";
+          },
+          60_000,
+        );
+        provoked.failed = true;
+      } finally {
+        // The crashed leader comes back either way, so the rollout can finish.
+        expect(await post(`/sim/workers/${leader}/start`)).toBe(200);
+      }
     };
     const { code, events, stderr } = await runRollout(started.config, "restart", ["--yes"], onEvent);
     const asked = events
