@@ -37,7 +37,8 @@ export function exactlyOnceTasks(baseline: Baseline, poll: ClusterSnapshot): Set
  * transaction since it started: its worker's `transaction-size-avg` for it has a value (Connect records it only when a
  * transaction commits, and a new instance starts without one). A task is the step's when it ran on the restarted
  * worker, changed worker, or the data-flow track saw its instance start after the stop. Exactly-once: transactional in
- * the baseline, or its reading now carries the series. A task not RUNNING is left to the status checks.
+ * the baseline, or its reading now carries the series. A task not RUNNING is left to the status checks, a task idle
+ * before the step (it wrote nothing, so it commits nothing) is not counted.
  */
 export function exactlyOnceStepTasks(
   baseline: Baseline,
@@ -49,6 +50,8 @@ export function exactlyOnceStepTasks(
   for (const c of baseline.snapshot.connectors ?? [])
     for (const t of c.tasks) workerBefore.set(taskKey(c.name, t.id), t.workerId);
   const stepTasks = new Set(baseline.workerTasks);
+  // An idle source commits no transaction (nothing to write): like the data-flow condition, it is not waited for.
+  const idle = new Set(baseline.flow?.idle ?? []);
   const out: { task: string; workerId: string | null; committed: boolean }[] = [];
   for (const c of poll.connectors ?? []) {
     if (c.type !== "source") continue;
@@ -60,7 +63,7 @@ export function exactlyOnceStepTasks(
         stepTasks.has(key) ||
         (workerBefore.has(key) && workerBefore.get(key) !== t.workerId) ||
         (startedAt !== null && startedAt >= baseline.stopIssuedAt);
-      if (!ofStep) continue;
+      if (!ofStep || idle.has(key)) continue;
       const reading = readingOn(poll, key, t.workerId);
       if (!before.has(key) && reading?.transactions === undefined) continue;
       out.push({ task: key, workerId: t.workerId, committed: reading?.transactions === "committed" });

@@ -79,6 +79,15 @@ describe("the gate on exactly-once source tasks", () => {
     expect(untouched).toEqual({ kind: "settled" });
   });
 
+  it("a task idle before the step (it writes nothing, so it commits nothing) is not waited for", () => {
+    const idle = {
+      ...baseline(true),
+      flow: { flowing: [], idle: ["orders/2"], errors: {}, lag: {} },
+    };
+    const polls = pollsAt(TIMES, () => transactional(cluster(), null));
+    expect(evaluateSettle({ baseline: idle, polls, policy: {}, now: NOW })).toEqual({ kind: "settled" });
+  });
+
   it("at-least-once tasks (no transaction series) are not asked", () => {
     expect(verdict(false, (b) => b.withWorker("worker-3", (w) => w.flow("orders/2", 10)))).toEqual({
       kind: "settled",
