@@ -117,10 +117,20 @@ describe("decide: a step's exactly-once record", () => {
     "worker-3": ["orders/2", "orders/5"],
   };
   /** orders transactional on every worker; `restarted`'s tasks committed or not since they started. */
-  const tx = (b: ReturnType<typeof eos>, restarted: string | null, state: "committed" | "none") => {
+  const tx = (
+    b: ReturnType<typeof eos>,
+    restarted: string | null,
+    state: "committed" | "none",
+    others: number,
+    records = 0,
+  ) => {
+    // `records`: what the restarted worker's new instances wrote; the other tasks keep counting from `others`.
     for (const [worker, tasks] of Object.entries(TASKS))
       b.withWorker(worker, (w) => {
-        for (const t of tasks) w.flow(t, 5, { transactions: worker === restarted ? state : "committed" });
+        for (const t of tasks)
+          w.flow(t, worker === restarted ? records : others, {
+            transactions: worker === restarted ? state : "committed",
+          });
         return w;
       });
     return b;
@@ -130,16 +140,22 @@ describe("decide: a step's exactly-once record", () => {
     const d = startDriver();
     let t = 0;
     while (d.restarts.length === 0 && t <= 60_000) {
-      d.read(t, tx(eos(), null, "committed"));
+      // The tasks write before the step (flowing, not idle).
+      d.read(t, tx(eos(), null, "committed", 100 + t / 100));
       t += 10_000;
     }
     const worker = d.restarts[0]?.worker ?? "none";
-    const back = (state: "committed" | "none") =>
-      tx(
+    let written = 0;
+    const back = (state: "committed" | "none") => {
+      written += 10;
+      return tx(
         eos().withWorker(worker, (w) => w.version("3.7.1")),
         worker,
         state,
+        10_000 + written,
+        written,
       );
+    };
     d.accepted(t)
       .read(t + 10_000, down(eos(), worker))
       .read(t + 20_000, backHeld(eos(), worker))
