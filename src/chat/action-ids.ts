@@ -9,6 +9,7 @@ export const ActionId = {
   Abort: "connect-roll.abort",
   KeepWaiting: "connect-roll.keep-waiting",
   ContinueAnyway: "connect-roll.continue-anyway",
+  RestartTasks: "connect-roll.restart-tasks",
 } as const;
 
 export type ActionId = (typeof ActionId)[keyof typeof ActionId];

@@ -12,6 +12,7 @@ const APPROVE_FLAG_KINDS: Readonly<Record<string, readonly ApprovalKind[]>> = {
   "gate-failed": ["gate-failed"],
   config: ["config-changed"],
   restart: ["restart-failed", "restart-unconfirmed"],
+  "task-restart": ["task-restart"],
 };
 
 /**

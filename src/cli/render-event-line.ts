@@ -2,6 +2,7 @@ import { formatDuration } from "../core/format-duration.js";
 import type { RolloutEvent } from "../core/rollout/rollout-io.js";
 import { approvalDetails, approvalPrompt } from "../wording/approval-text.js";
 import { dataFlowUnseenText, lagLines, stepDataFlowText } from "../wording/data-flow-text.js";
+import { stepExactlyOnceText } from "../wording/exactly-once-text.js";
 import { finishReasonText, reorderReasonText, skipReasonText } from "../wording/reason-text.js";
 import { restartLearnedText } from "../wording/restart-learned-text.js";
 
@@ -39,9 +40,11 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
     }
     case "step-settled": {
       const m = event.measurements;
-      const flow = [stepDataFlowText(event.worker, event.dataFlow), ...lagLines(event.dataFlow)].filter(
-        (x): x is string => x !== null,
-      );
+      const flow = [
+        stepDataFlowText(event.worker, event.dataFlow),
+        ...lagLines(event.dataFlow),
+        stepExactlyOnceText(event.worker, event.exactlyOnce),
+      ].filter((x): x is string => x !== null);
       return `step ${event.step}: ${event.worker} settled in ${formatDuration(m.settleMs ?? 0)}, ${m.tasksMoved} task(s) moved, task downtime ${formatDuration(m.taskDowntimeMs)}·task${flow.map((f) => `; ${f}`).join("")}`;
     }
     case "step-skipped":

@@ -1,5 +1,6 @@
 import { summarizeRollout } from "../core/rollout/summarize.js";
 import type { RunOutcome } from "../jobs/runner/runner-deps.js";
+import { stepExactlyOnceText } from "../wording/exactly-once-text.js";
 import { planVsRealityText } from "../wording/summary-text.js";
 import { type CliIo, ExitCode } from "./command.js";
 import { wordedSummary } from "./run-json.js";
@@ -34,6 +35,11 @@ export function reportOutcome(outcome: RunOutcome, c: OutcomeContext): number {
   const summary = interrupted ? { ...base, result: "interrupted" as const, resume } : base;
   if (!c.json && summary.planVsReality !== null)
     io.stdout.write(`plan vs reality: ${planVsRealityText(summary.planVsReality)}\n`);
+  if (!c.json)
+    for (const s of summary.steps) {
+      const line = stepExactlyOnceText(s.worker, s.exactlyOnce);
+      if (line !== null) io.stdout.write(`exactly-once: step ${s.step}: ${line}\n`);
+    }
   writeSummary(
     io,
     c.json,

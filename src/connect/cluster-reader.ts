@@ -17,5 +17,17 @@ export interface ClusterReader {
     options: { readonly metrics: boolean },
     signal?: AbortSignal,
   ): Promise<WorkerSnapshot>;
+  /**
+   * Restarts tasks ("connector/N") through Connect's REST API (`POST /connectors/{c}/tasks/{t}/restart`): the one
+   * write a reader makes, asked by a person for tasks FAILED by a fencing error. Optional: without it, nothing is sent.
+   */
+  restartTasks?(tasks: readonly string[], signal?: AbortSignal): Promise<readonly TaskRestartResult[]>;
   close(): Promise<void>;
+}
+
+/** What Connect answered a task restart (status null: no worker answered; `error` says why). */
+export interface TaskRestartResult {
+  readonly task: string;
+  readonly status: number | null;
+  readonly error: string | null;
 }

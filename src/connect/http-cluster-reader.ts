@@ -14,6 +14,7 @@ import { toConnectorSnapshot } from "./connector-snapshots.js";
 import { createHttpClient, type HttpClient, type HttpTlsOptions } from "./http-client.js";
 import { isLegacyConnectorList, readLegacyConnectors } from "./legacy-connectors.js";
 import { createPrometheusMetricsSource } from "./prometheus-metrics-source.js";
+import { restartTasksOver } from "./restart-tasks.js";
 import { parseExpandedConnectors, parseHealth, parseServerInfo } from "./schemas.js";
 import type { HttpAuth } from "./url-credentials.js";
 import type { WorkerEndpoint } from "./worker-endpoint.js";
@@ -233,6 +234,13 @@ export function createHttpClusterReader(options: HttpClusterReaderOptions): Clus
       ]);
       return { ...base, url: worker.url, workerId: workerIdOf(worker.url), ...version, metrics };
     },
+    restartTasks: (tasks, signal) =>
+      restartTasksOver(
+        client,
+        options.workers.map((w) => w.url),
+        tasks,
+        signal,
+      ),
     close: () => client.close(),
   };
 }

@@ -23,6 +23,11 @@ export const TASK_FLOW_METRICS = {
   },
   consumerLag: { name: "kafka_consumer_fetch_manager_records_lag", attribute: "records-lag" },
   consumerFetches: { name: "kafka_consumer_fetch_manager_fetch_total", attribute: "fetch-total" },
+  /** An exactly-once source task's: recorded only when a transaction commits (NaN until the instance's first). */
+  transactionSize: {
+    name: "kafka_connect_source_task_transaction_size_avg",
+    attribute: "transaction-size-avg",
+  },
 } as const;
 
 /** A sink task's consumer: `connector-consumer-<connector>-<task>` (Connect's `Worker`). */
@@ -46,6 +51,7 @@ interface Partial {
   lag: number | null;
   fetches: number | null;
   failures: number;
+  transactions: "committed" | "none" | null;
 }
 
 /**
@@ -60,7 +66,7 @@ export function taskFlowFromPrometheus(
   const entry = (key: string): Partial => {
     let e = tasks.get(key);
     if (e === undefined) {
-      e = { kind: null, records: null, lag: null, fetches: null, failures: 0 };
+      e = { kind: null, records: null, lag: null, fetches: null, failures: 0, transactions: null };
       tasks.set(key, e);
     }
     return e;
@@ -68,7 +74,15 @@ export function taskFlowFromPrometheus(
   const m = TASK_FLOW_METRICS;
   for (const s of samples) {
     const metric = BY_NAME.get(s.name);
-    if (metric === undefined || !exactAttribute(s, metric.attribute) || !Number.isFinite(s.value)) continue;
+    if (metric === undefined || !exactAttribute(s, metric.attribute)) continue;
+    if (metric === m.transactionSize) {
+      const { connector, task } = s.labels;
+      if (connector === undefined || task === undefined || !/^\d+$/.test(task)) continue;
+      seen = true;
+      entry(`${connector}/${task}`).transactions = Number.isFinite(s.value) ? "committed" : "none";
+      continue;
+    }
+    if (!Number.isFinite(s.value)) continue;
     seen = true;
     if (metric === m.consumerLag || metric === m.consumerFetches) {
       const client = SINK_CONSUMER.exec(s.labels.clientid ?? "");
@@ -102,6 +116,7 @@ export function taskFlowFromPrometheus(
       lag: sink ? e.lag : null,
       fetches: sink ? e.fetches : null,
       failures: e.failures,
+      ...(e.kind === "source" && e.transactions !== null ? { transactions: e.transactions } : {}),
     };
   }
   return out;

@@ -54,6 +54,11 @@ export interface TaskFlowReading {
   readonly fetches: number | null;
   /** Record failures (`total-record-failures`) and dead-letter-queue produce failures of this instance. */
   readonly failures: number;
+  /**
+   * An exactly-once source instance's transactions (`transaction-size-avg`, recorded only on commit): "committed"
+   * once it committed one since it started, "none" before; absent when the series is not exported (not exactly-once).
+   */
+  readonly transactions?: "committed" | "none";
 }
 
 export interface WorkerSnapshot {

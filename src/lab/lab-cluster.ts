@@ -1,13 +1,20 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ControlResult } from "../sim/sim-cluster.js";
 import type { SimState, StopMode, WorkerState } from "../sim/sim-types.js";
 import type { JvmProcess } from "./jvm-process.js";
 import type { KafkaJars } from "./lab-jars.js";
 import { createLabLedger, type LabTimeline } from "./lab-ledger.js";
-import { type LabConnectorKind, labConnectorConfig, readStatuses, restCall } from "./lab-rest.js";
+import {
+  type LabConnectorKind,
+  type LabExactlyOnce,
+  labConnectorConfig,
+  readStatuses,
+  restCall,
+} from "./lab-rest.js";
 import { createLabSinkLedger } from "./lab-sink-ledger.js";
-import { startLabWorkerJvm, type WorkerSpec } from "./lab-worker.js";
+import { createLabStalls } from "./lab-stalls.js";
+import { type ExactlyOnceSourceSetting, startLabWorkerJvm, type WorkerSpec } from "./lab-worker.js";
 import {
   type JoinLine,
   parseGenerationLine,
@@ -21,6 +28,8 @@ export interface LabWorker {
   readonly spec: WorkerSpec;
   version: string;
   connectProtocol: string | null;
+  /** `exactly.once.source.support` of its next start (null: not set). */
+  exactlyOnceSourceSupport: ExactlyOnceSourceSetting | null;
   state: WorkerState;
   jvm: JvmProcess | null;
   /** Set while the lab itself stops the worker: task stops then are not interruptions. */
@@ -41,6 +50,8 @@ export interface LabClusterInput {
   readonly throughput: number;
   /** What a task's start costs (the lab connectors sleep that long in `start`). */
   readonly taskStartMs: number;
+  /** Connectors created exactly-once (sources `required`, sinks read_committed); null: at-least-once. */
+  readonly exactlyOnce: LabExactlyOnce | null;
   /** Logged lines of interest, for diagnostics (default: none). */
   readonly onLine?: (worker: string, line: string) => void;
 }
@@ -49,7 +60,10 @@ export interface LabCluster {
   readonly workers: readonly LabWorker[];
   startWorker(name: string, version?: string): Promise<ControlResult>;
   stopWorker(name: string, mode: StopMode): Promise<ControlResult>;
-  restartWorker(name: string, options: { version?: string; downMs?: number }): Promise<ControlResult>;
+  restartWorker(
+    name: string,
+    options: { version?: string; downMs?: number; exactlyOnceSourceSupport?: ExactlyOnceSourceSetting },
+  ): Promise<ControlResult>;
   createConnector(name: string, tasksMax: number, kind?: LabConnectorKind): Promise<ControlResult>;
   updateConnector(
     name: string,
@@ -71,8 +85,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
   const ledger = createLabLedger();
   const sinks = createLabSinkLedger();
   const controlDir = join(input.dir, "control");
-  /** Tasks the lab holds in a stall, with the epoch ms it ends (null: until resumed). */
-  const stalls = new Map<string, number | null>();
+  const stalls = createLabStalls(controlDir);
   /** Generation → stop-the-world (eager, or the first cooperative one after eager), since the ledger's reset. */
   const generations = new Map<number, boolean>();
   let baseline = { generation: -1, protocolVersion: 2 };
@@ -120,7 +133,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
     w.starts += 1;
     w.lastJoin = null;
     const jvm = await startLabWorkerJvm(
-      { ...w.spec, connectProtocol: w.connectProtocol },
+      { ...w.spec, connectProtocol: w.connectProtocol, exactlyOnceSourceSupport: w.exactlyOnceSourceSupport },
       {
         java: input.java,
         jars: connect,
@@ -208,6 +221,8 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
       await halt(w, "graceful");
       // An upgrade brings the new version's default worker config: a connect.protocol override (eager) is dropped.
       if (version !== w.version) w.connectProtocol = null;
+      if (options.exactlyOnceSourceSupport !== undefined)
+        w.exactlyOnceSourceSupport = options.exactlyOnceSourceSupport;
       if (options.downMs !== undefined && options.downMs > 0)
         await new Promise((r) => setTimeout(r, options.downMs));
       await launch(w, version);
@@ -222,6 +237,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
         taskStartMs: input.taskStartMs,
         controlDir,
         topics: sources,
+        exactlyOnce: input.exactlyOnce,
       });
       connectors.set(name, { kind, tasksMax, config });
       return putConnector(name, config);
@@ -230,20 +246,14 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
       const c = connectors.get(connector);
       if (!c || !Number.isInteger(task) || task < 0 || task >= c.tasksMax)
         return { kind: "not-found", message: `no task ${connector}/${task}` };
-      const until = ms === null ? null : Date.now() + ms;
-      stalls.set(`${connector}/${task}`, until);
-      await writeFile(
-        join(controlDir, `stall-${connector}-${task}`),
-        until === null ? "forever" : String(until),
-      );
+      await stalls.stall(`${connector}/${task}`, connector, task, ms);
       return { kind: "ok" };
     },
     async resumeTask(connector, task) {
       const c = connectors.get(connector);
       if (!c || !Number.isInteger(task) || task < 0 || task >= c.tasksMax)
         return { kind: "not-found", message: `no task ${connector}/${task}` };
-      stalls.delete(`${connector}/${task}`);
-      await rm(join(controlDir, `stall-${connector}-${task}`), { force: true });
+      await stalls.resume(`${connector}/${task}`, connector, task);
       return { kind: "ok" };
     },
     async updateConnector(name, change) {
@@ -308,10 +318,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
         },
         dataFlow: {
           ...ledger.dataFlow(now),
-          stalled: [...stalls]
-            .filter(([t, until]) => (until === null || until > now) && running.has(t))
-            .map(([t]) => t)
-            .sort(),
+          stalled: stalls.stalledNow(running, now),
           sink: [...connectors.values()].some((c) => c.kind === "sink") ? sinks.state() : null,
         },
         timeline: ledger.timeline(now),

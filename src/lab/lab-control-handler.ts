@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { z } from "zod";
 import {
   connectorBody,
   parse,
@@ -13,6 +14,11 @@ import {
 import { pathSegments, readJsonBody, requestUrl, sendJson } from "../sim/http-helpers.js";
 import type { ControlResult } from "../sim/sim-cluster.js";
 import type { LabCluster } from "./lab-cluster.js";
+
+/** A lab worker's restart may also change its `exactly.once.source.support` (the two-bounce enabling sequence). */
+const labRestartQuery = restartQuery.extend({
+  exactlyOnceSupport: z.enum(["disabled", "preparing", "enabled"]).optional(),
+});
 
 /**
  * The simulator's control API (same paths, queries and bodies) in front of a real cluster. Time is real: `advance`
@@ -40,14 +46,15 @@ async function dispatch(lab: LabCluster, req: IncomingMessage, url: URL): Promis
       return q.ok ? answer(await lab.startWorker(id, q.value.version?.replace(/^v/, ""))) : bad(q.error);
     }
     if (action === "restart") {
-      const q = parse(restartQuery, query(url));
+      const q = parse(labRestartQuery, query(url));
       if (!q.ok) return bad(q.error);
-      const { version, downMs } = strip(q.value);
+      const { version, downMs, exactlyOnceSupport } = strip(q.value);
       if (downMs === "never") return bad("downMs=never: stop the worker instead");
       return answer(
         await lab.restartWorker(id, {
           ...(version === undefined ? {} : { version: version.replace(/^v/, "") }),
           ...(downMs === undefined ? {} : { downMs }),
+          ...(exactlyOnceSupport === undefined ? {} : { exactlyOnceSourceSupport: exactlyOnceSupport }),
         }),
       );
     }

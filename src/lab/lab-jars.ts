@@ -225,6 +225,12 @@ export async function fetchExporterAgent(options: { cacheDir: string; timeoutMs?
   return join(lib, jar);
 }
 
+/** Connect 3.3+ runs exactly-once source tasks (KIP-618): `exactly.once.source.support`, `exactly.once.support`. */
+export function supportsExactlyOnceSource(version: string): boolean {
+  const [major = 0, minor = 0] = version.replace(/^v/, "").split(".").map(Number);
+  return major > 3 || (major === 3 && minor >= 3);
+}
+
 /** Where the lab plugin's Java sources live (next to this file, in src/ and in dist/). */
 function pluginSourceDir(): string {
   return fileURLToPath(new URL("./plugin", import.meta.url));
@@ -236,7 +242,11 @@ export async function buildLabPlugin(
   options: { cacheDir: string; javac?: string },
 ): Promise<string> {
   const src = join(pluginSourceDir(), "connectroll", "lab");
-  const sources = (await readdir(src)).filter((f) => f.endsWith(".java")).map((f) => join(src, f));
+  // The exactly-once source connector needs Connect 3.3+ (KIP-618's interfaces); older workers get the others.
+  const eos = supportsExactlyOnceSource(connect.version);
+  const sources = (await readdir(src))
+    .filter((f) => f.endsWith(".java") && (eos || !f.includes("ExactlyOnce")))
+    .map((f) => join(src, f));
   // The sources' hash is part of the folder: a newer connect-roll never runs a stale build of the plugin.
   const hash = createHash("sha256");
   for (const file of sources.sort()) hash.update(await readFile(file));
@@ -258,7 +268,9 @@ export async function buildLabPlugin(
     );
   await writeFile(
     join(classes, "META-INF", "services", "org.apache.kafka.connect.source.SourceConnector"),
-    "connectroll.lab.LabSourceConnector\n",
+    eos
+      ? "connectroll.lab.LabSourceConnector\nconnectroll.lab.LabExactlyOnceSourceConnector\n"
+      : "connectroll.lab.LabSourceConnector\n",
   );
   await writeFile(
     join(classes, "META-INF", "services", "org.apache.kafka.connect.sink.SinkConnector"),

@@ -78,6 +78,16 @@ export interface LabConnectorSettings {
   readonly controlDir: string;
   /** What a sink reads: the source connectors' topics (each writes to a topic of its name). */
   readonly topics: readonly string[];
+  /** Exactly-once sources and read_committed sinks (null or absent: at-least-once, the default consumer). */
+  readonly exactlyOnce?: LabExactlyOnce | null;
+}
+
+/** How the lab's connectors run under exactly-once (KIP-618). */
+export interface LabExactlyOnce {
+  /** A source's `transaction.boundary`: one transaction per poll, or per interval. */
+  readonly boundary: "poll" | "interval";
+  /** `transaction.boundary.interval.ms` when the boundary is `interval`. */
+  readonly intervalMs: number;
 }
 
 export function labConnectorConfig(
@@ -91,15 +101,30 @@ export function labConnectorConfig(
     "lab.task.start.ms": String(settings.taskStartMs),
     "lab.control.dir": settings.controlDir,
   };
+  const eos = settings.exactlyOnce ?? null;
   if (settings.kind === "sink")
     return {
       "connector.class": "connectroll.lab.LabSinkConnector",
       ...common,
       topics: settings.topics.join(","),
+      // What a transactional consumer sees: records of aborted or open transactions are not delivered.
+      ...(eos === null ? {} : { "consumer.override.isolation.level": "read_committed" }),
       ...extra,
     };
+  const transactions =
+    eos === null
+      ? {}
+      : {
+          "exactly.once.support": "required",
+          "transaction.boundary": eos.boundary,
+          ...(eos.boundary === "interval"
+            ? { "transaction.boundary.interval.ms": String(eos.intervalMs) }
+            : {}),
+        };
   return {
-    "connector.class": "connectroll.lab.LabSourceConnector",
+    "connector.class":
+      eos === null ? "connectroll.lab.LabSourceConnector" : "connectroll.lab.LabExactlyOnceSourceConnector",
+    ...transactions,
     ...common,
     topic: name,
     throughput: String(settings.throughput),

@@ -17,7 +17,11 @@ export interface WorkerSpec {
   readonly heartbeatMs: number;
   /** null: the version's default (sessioned). */
   readonly connectProtocol: string | null;
+  /** The worker's `exactly.once.source.support`; null: not written (the version's default, disabled). */
+  readonly exactlyOnceSourceSupport: ExactlyOnceSourceSetting | null;
 }
+
+export type ExactlyOnceSourceSetting = "disabled" | "preparing" | "enabled";
 
 export interface WorkerStartInput {
   readonly java: string;
@@ -30,7 +34,8 @@ export interface WorkerStartInput {
   readonly onStdout: (line: string, at: number) => void;
 }
 
-function workerProperties(spec: WorkerSpec): string {
+/** The worker.properties a lab worker starts with. */
+export function workerProperties(spec: WorkerSpec): string {
   const lines = [
     `bootstrap.servers=${spec.bootstrap}`,
     `group.id=${spec.groupId}`,
@@ -56,7 +61,11 @@ function workerProperties(spec: WorkerSpec): string {
     `client.id=connect-${spec.name}`,
     "task.shutdown.graceful.timeout.ms=5000",
     "topic.creation.enable=true",
+    // Lets a connector set its clients' configs (the lab sink reads read_committed under exactly-once).
+    "connector.client.config.override.policy=All",
   ];
+  if (spec.exactlyOnceSourceSupport !== null)
+    lines.push(`exactly.once.source.support=${spec.exactlyOnceSourceSupport}`);
   if (spec.connectProtocol !== null) lines.push(`connect.protocol=${spec.connectProtocol}`);
   return `${lines.join("\n")}\n`;
 }

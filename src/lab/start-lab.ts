@@ -1,6 +1,6 @@
 import { mkdtemp } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import { type AddressInfo, createServer as createNetServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,9 +16,12 @@ import {
   fetchKafkaJars,
   labCacheDir,
   SUPPORTED_KAFKA,
+  supportsExactlyOnceSource,
 } from "./lab-jars.js";
+import { freePort, HOST } from "./lab-ports.js";
 import { readStatuses } from "./lab-rest.js";
 import { checkLabTools } from "./lab-tools.js";
+import type { ExactlyOnceSourceSetting } from "./lab-worker.js";
 
 export interface LabOptions {
   /** Version of every worker unless `workerVersions` names it (default 3.9.1). */
@@ -34,6 +37,17 @@ export interface LabOptions {
   readonly throughput?: number;
   /** Verifiable sink connectors reading every source topic (default 0), `tasksPerConnector` tasks each. */
   readonly sinks?: number;
+  /**
+   * Exactly-once: every worker `exactly.once.source.support=enabled` (unless `exactlyOnceSupport` names it), the
+   * sources created with `exactly.once.support=required`, the sinks reading read_committed (default false).
+   */
+  readonly exactlyOnce?: boolean;
+  /** One worker's `exactly.once.source.support` (e.g. worker-2: preparing), for the two-bounce enabling sequence. */
+  readonly exactlyOnceSupport?: Readonly<Record<string, ExactlyOnceSourceSetting>>;
+  /** The sources' `transaction.boundary` under exactly-once (default poll). */
+  readonly transactionBoundary?: "poll" | "interval";
+  /** `transaction.boundary.interval.ms` for the interval boundary (default 1000). */
+  readonly transactionIntervalMs?: number;
   /** What a task's start costs, ms (a task that opens a connection before it polls; default 0). */
   readonly taskStartMs?: number;
   readonly delayMs?: number;
@@ -59,36 +73,6 @@ export interface RunningLab {
   close(): Promise<void>;
 }
 
-const HOST = "127.0.0.1";
-
-/**
- * Ports the lab's JVMs listen on are taken below Linux's ephemeral range (32768–60999 by default): a port the kernel
- * handed out for listening is in that range, and while a worker is down for a restart any outgoing connection (the
- * JVMs open hundreds) may take it as its source port, so the worker cannot bind it again ("Address already in use").
- */
-const PORT_RANGE = { from: 20_000, to: 32_000 } as const;
-const handedOut = new Set<number>();
-
-async function canListen(port: number): Promise<boolean> {
-  const server = createNetServer();
-  const ok = await new Promise<boolean>((resolve) => {
-    server.once("error", () => resolve(false));
-    server.listen(port, HOST, () => resolve(true));
-  });
-  if (ok) await new Promise<void>((resolve) => server.close(() => resolve()));
-  return ok;
-}
-
-async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
-    if (handedOut.has(port) || !(await canListen(port))) continue;
-    handedOut.add(port);
-    return port;
-  }
-  throw new AppError(ErrorCode.Internal, `no free port on ${HOST} in ${PORT_RANGE.from}–${PORT_RANGE.to}`);
-}
-
 function newest(versions: readonly string[]): string {
   const key = (v: string) =>
     v
@@ -108,7 +92,10 @@ export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
   const count = options.workers ?? 3;
   const names = Array.from({ length: count }, (_, i) => `worker-${i + 1}`);
   const base = (options.kafka ?? "3.9.1").replace(/^v/, "");
-  for (const name of Object.keys(options.workerVersions ?? {}))
+  for (const name of [
+    ...Object.keys(options.workerVersions ?? {}),
+    ...Object.keys(options.exactlyOnceSupport ?? {}),
+  ])
     if (!names.includes(name))
       throw new AppError(ErrorCode.UsageInvalid, `no worker ${name} (workers: ${names.join(", ")})`);
   const versionOf = (name: string) => (options.workerVersions?.[name] ?? base).replace(/^v/, "");
@@ -120,6 +107,12 @@ export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
     options.brokerVersion ?? (SUPPORTED_KAFKA.test(newestWorker) ? newestWorker : "3.9.1")
   ).replace(/^v/, "");
   for (const v of versions) checkKafkaVersion(v, "connect");
+  const eosWanted = options.exactlyOnce === true || Object.keys(options.exactlyOnceSupport ?? {}).length > 0;
+  for (const v of versions)
+    if (eosWanted && !supportsExactlyOnceSource(v))
+      throw new AppError(ErrorCode.UsageInvalid, `exactly-once source needs Connect 3.3 or later, not ${v}`);
+  const eosOf = (name: string): ExactlyOnceSourceSetting | null =>
+    options.exactlyOnceSupport?.[name] ?? (options.exactlyOnce === true ? "enabled" : null);
   checkKafkaVersion(brokerVersion, "broker");
   const { java, javac } = await checkLabTools(env);
   const cacheDir = options.cacheDir ?? labCacheDir(env);
@@ -186,9 +179,11 @@ export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
           sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000,
           heartbeatMs: Math.max(300, Math.min(3_000, Math.floor((options.sessionTimeoutMs ?? 10_000) / 3))),
           connectProtocol: null,
+          exactlyOnceSourceSupport: null,
         },
         version: versionOf(name),
         connectProtocol: options.connectProtocols?.[name] ?? null,
+        exactlyOnceSourceSupport: eosOf(name),
         state: "stopped",
         jvm: null,
         stopping: false,
@@ -209,6 +204,13 @@ export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
       exporterRules: exporterRulesFile(),
       throughput: options.throughput ?? 10,
       taskStartMs: options.taskStartMs ?? 0,
+      exactlyOnce:
+        options.exactlyOnce === true
+          ? {
+              boundary: options.transactionBoundary ?? "poll",
+              intervalMs: options.transactionIntervalMs ?? 1_000,
+            }
+          : null,
     });
     cluster = lab;
     const deadline = Date.now() + (options.readyTimeoutMs ?? 300_000);

@@ -50,6 +50,8 @@ function promptOf(f: ApprovalFacts): string {
       return `Restarting ${f.worker} failed${f.mayHaveRun ? " (it may have run partly)" : ""}. Retry the restart?`;
     case "restart-unconfirmed":
       return `A restart of ${f.worker} was issued before a takeover but cannot be confirmed. Restart it again?`;
+    case "task-restart":
+      return `After restarting ${f.worker}, ${f.tasks.length === 1 ? "1 exactly-once task" : `${f.tasks.length} exactly-once tasks`} FAILED on a fencing error. Restart the failed tasks and keep waiting?`;
   }
 }
 
@@ -86,6 +88,12 @@ function detailsOf(f: ApprovalFacts): readonly string[] {
       return [
         seenLine(f.worker, f.seen),
         "connect-roll never repeats a restart it cannot confirm without asking.",
+      ];
+    case "task-restart":
+      return [
+        ...f.tasks.map((t) => `${t.task} FAILED on ${t.workerId ?? "no worker"}: ${t.trace ?? "no trace"}`),
+        "Restart the failed tasks: POST /connectors/{name}/tasks/{id}/restart for each, and the gate keeps waiting for them to commit a transaction; continue: the next worker anyway; abort: nothing more.",
+        ...f.reasons.filter((r) => r.code !== "task-failed").map((r) => r.message),
       ];
   }
 }

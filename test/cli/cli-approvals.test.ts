@@ -18,6 +18,12 @@ const FACTS: Readonly<Record<ApprovalKind, ApprovalFacts>> = {
     worker: "worker-2",
     seen: { reachable: false, error: null },
   },
+  "task-restart": {
+    kind: "task-restart",
+    worker: "worker-2",
+    tasks: [{ task: "orders/1", workerId: "worker-2:8083", trace: "ConnectException: boom" }],
+    reasons: [],
+  },
 };
 
 function approval(kind: ApprovalKind): PendingApproval {

@@ -64,3 +64,30 @@ describe("taskFlowFromPrometheus", () => {
     ).toBeNull();
   });
 });
+
+describe("an exactly-once source task's transactions", () => {
+  it("committed once transaction-size-avg has a value, none while it is NaN, absent without the series", () => {
+    expect(
+      flow(
+        [
+          'kafka_connect_source_task_source_record_write_total{connector="eos",task="0"} 40.0',
+          'kafka_connect_source_task_transaction_size_avg{connector="eos",task="0"} 1.0',
+          'kafka_connect_source_task_source_record_write_total{connector="eos",task="1"} 3.0',
+          'kafka_connect_source_task_transaction_size_avg{connector="eos",task="1"} NaN',
+          'kafka_connect_source_task_source_record_write_total{connector="plain",task="0"} 9.0',
+        ].join("\n"),
+      ),
+    ).toEqual({
+      "eos/0": {
+        kind: "source",
+        records: 40,
+        lag: null,
+        fetches: null,
+        failures: 0,
+        transactions: "committed",
+      },
+      "eos/1": { kind: "source", records: 3, lag: null, fetches: null, failures: 0, transactions: "none" },
+      "plain/0": { kind: "source", records: 9, lag: null, fetches: null, failures: 0 },
+    });
+  });
+});

@@ -204,6 +204,37 @@ const CASES: Case[] = [
       "connect-roll never repeats a restart it cannot confirm without asking.",
     ],
   },
+  {
+    name: "exactly-once tasks FAILED on a fencing error",
+    facts: {
+      kind: "task-restart",
+      worker: "connect-2",
+      tasks: [
+        {
+          task: "orders/1",
+          workerId: "10.0.0.2:8083",
+          trace: "org.apache.kafka.connect.errors.ConnectException: Failed to perform zombie fencing",
+        },
+      ],
+      reasons: [
+        {
+          code: "task-failed",
+          task: "orders/1",
+          trace: null,
+          message:
+            "orders/1 FAILED: org.apache.kafka.connect.errors.ConnectException: Failed to perform zombie fencing",
+        },
+      ],
+    },
+    step: 2,
+    options: ["restart-tasks", "continue", "abort"],
+    prompt:
+      "After restarting connect-2, 1 exactly-once task FAILED on a fencing error. Restart the failed tasks and keep waiting?",
+    details: [
+      "orders/1 FAILED on 10.0.0.2:8083: org.apache.kafka.connect.errors.ConnectException: Failed to perform zombie fencing",
+      "Restart the failed tasks: POST /connectors/{name}/tasks/{id}/restart for each, and the gate keeps waiting for them to commit a transaction; continue: the next worker anyway; abort: nothing more.",
+    ],
+  },
 ];
 
 function asked(c: Case): PendingApproval {

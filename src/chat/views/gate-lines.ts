@@ -20,6 +20,7 @@ const RANK: Partial<Record<GateReasonCode, number>> = {
   "worker-starting": 6,
   "worker-idle": 6,
   "eos-leader-unreachable": 7,
+  "eos-no-commit": 7,
   "leader-not-live": 7,
   "stale-running": 8,
   "tasks-not-running": 8,

@@ -52,6 +52,8 @@ function decisionText(record: ApprovalRecord): string {
       return `⏳ Keep waiting (asked by ${who} at ${at})`;
     case "continue":
       return `⚠️ Continued anyway by ${who} at ${at}`;
+    case "restart-tasks":
+      return `🔁 Failed tasks restarted by ${who} at ${at}`;
   }
 }
 
@@ -92,6 +94,13 @@ function decisionButton(state: RolloutState, approval: PendingApproval, decision
       return button({ text: "Approve", actionId: ActionId.Approve, value, style: "primary" });
     case "keep-waiting":
       return button({ text: "Keep waiting", actionId: ActionId.KeepWaiting, value });
+    case "restart-tasks":
+      return button({
+        text: "Restart the failed tasks",
+        actionId: ActionId.RestartTasks,
+        value,
+        style: "primary",
+      });
     case "abort":
       return button({
         text: "Abort",

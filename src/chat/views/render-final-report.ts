@@ -9,6 +9,7 @@ import {
   summarizeRollout,
 } from "../../core/rollout/summarize.js";
 import { dataFlowTotalsText, stepDataFlowText } from "../../wording/data-flow-text.js";
+import { stepExactlyOnceText } from "../../wording/exactly-once-text.js";
 import { finishReasonText } from "../../wording/reason-text.js";
 import { planVsRealityText } from "../../wording/summary-text.js";
 import { codeSection, context, message, section, type ViewMessage } from "./blocks.js";
@@ -46,6 +47,7 @@ export function reportBlocks(state: RolloutState, now: number): KnownBlock[] {
     ),
     section(`*Totals:* ${totalsText(state)}`),
     ...dataFlowBlocks(state),
+    ...exactlyOnceBlocks(state),
     ...planVsRealityBlocks(state, now),
     section(["*Cluster state:*", ...fitLines(clusterStateLines(state), MAX_SECTION_TEXT - 20)].join("\n")),
   ];
@@ -74,6 +76,16 @@ function dataFlowBlocks(state: RolloutState): KnownBlock[] {
       ].join("\n"),
     ),
   ];
+}
+
+/** One line per step that restarted or moved exactly-once source tasks. */
+function exactlyOnceBlocks(state: RolloutState): KnownBlock[] {
+  const lines = state.steps.flatMap((s) => {
+    const text = stepExactlyOnceText(s.worker, s.exactlyOnce);
+    return text === null ? [] : [`• ${escapeMrkdwn(text)}`];
+  });
+  if (lines.length === 0) return [];
+  return [section(["*Exactly-once:*", ...fitLines(lines, MAX_SECTION_TEXT - 40)].join("\n"))];
 }
 
 /** The plan's predictions next to what happened, once the rollout is finished. */
@@ -156,6 +168,7 @@ function approvalText(record: ApprovalRecord): string {
     abort: "aborted",
     "keep-waiting": "keep waiting",
     continue: "continued anyway",
+    "restart-tasks": "failed tasks restarted",
   }[record.decision];
   return `${approvalLabel(record.kind)}: ${verb} by ${mention(record.by)} at ${utcTime(record.at)}`;
 }

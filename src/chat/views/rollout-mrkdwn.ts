@@ -21,6 +21,7 @@ const APPROVAL_LABELS: Readonly<Record<ApprovalKind, string>> = {
   "config-changed": "connector config changed",
   "restart-failed": "restart failed",
   "restart-unconfirmed": "restart unconfirmed",
+  "task-restart": "exactly-once tasks failed fencing",
 };
 
 export function approvalLabel(kind: ApprovalKind): string {

@@ -11,7 +11,6 @@ import {
   labCacheDir,
   SUPPORTED_KAFKA,
 } from "../../lab/lab-jars.js";
-import { restCall } from "../../lab/lab-rest.js";
 import { checkLabTools } from "../../lab/lab-tools.js";
 import { type LabOptions, startLab } from "../../lab/start-lab.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
@@ -33,6 +32,11 @@ function int(name: string, value: unknown, min: number, max: number): number | u
   return n;
 }
 
+const EXAMPLE_VALUE: Readonly<Record<string, string>> = {
+  "worker-version": "3.9.1",
+  "exactly-once-support": "preparing",
+};
+
 /** `NAME=V` pairs of a repeatable flag. */
 function pairs(flag: string, values: unknown): Record<string, string> {
   const out: Record<string, string> = {};
@@ -41,7 +45,7 @@ function pairs(flag: string, values: unknown): Record<string, string> {
     if (!m?.[1] || !m[2])
       throw new AppError(
         ErrorCode.UsageInvalid,
-        `--${flag} takes NAME=VALUE (e.g. worker-1=${flag === "worker-version" ? "3.9.1" : "eager"}), got "${String(raw)}"`,
+        `--${flag} takes NAME=VALUE (e.g. worker-1=${EXAMPLE_VALUE[flag] ?? "eager"}), got "${String(raw)}"`,
       );
     out[m[1]] = m[2];
   }
@@ -60,7 +64,8 @@ export const labCommand: CliCommand = {
   help: `Usage: connect-roll lab [--kafka V] [--broker-version V] [--workers N] [--worker-version NAME=V]…
                         [--connect-protocol NAME=P]… [--connectors N] [--sinks N] [--tasks-per-connector M]
                         [--throughput R] [--task-start-ms T] [--delay-ms D] [--session-timeout-ms S] [--port P] [--dir DIR] [--write-config FILE]
-                        [--cluster-name NAME]
+                        [--cluster-name NAME] [--exactly-once] [--exactly-once-support NAME=S]…
+                        [--transaction-boundary poll|interval]
 
 Starts one KRaft broker and N Kafka Connect distributed workers (one JVM each, with the Prometheus JMX exporter
 and connect-roll's rules) on 127.0.0.1, creates verifiable source (and sink) connectors, waits until every task is
@@ -83,6 +88,11 @@ Options:
   --task-start-ms T          what a task's start costs, ms (it sleeps in start; default 0)
   --delay-ms D               scheduled.rebalance.max.delay.ms (default 30000)
   --session-timeout-ms S     session.timeout.ms (default 10000)
+  --exactly-once             every worker exactly.once.source.support=enabled, the sources created with
+                             exactly.once.support=required, the sinks reading isolation.level=read_committed
+  --exactly-once-support NAME=S  one worker's exactly.once.source.support: disabled | preparing | enabled
+                             (repeatable; the two-bounce enabling sequence)
+  --transaction-boundary B   the sources' transaction.boundary under --exactly-once: poll (default) | interval (1 s)
   --port P                   control API port (default: any free port)
   --dir DIR                  working folder for logs and data (default: a new temporary folder)
   --write-config FILE        also write a connect-roll config for this cluster (executor: command)
@@ -105,6 +115,9 @@ Options:
     dir: { type: "string" },
     "write-config": { type: "string" },
     "cluster-name": { type: "string" },
+    "exactly-once": { type: "boolean" },
+    "exactly-once-support": { type: "string", multiple: true },
+    "transaction-boundary": { type: "string" },
   },
   positionals: { min: 0, max: 0, names: [] },
   async run(values, _positionals, io) {
@@ -117,7 +130,23 @@ Options:
             ErrorCode.UsageInvalid,
             `--connect-protocol ${name}=${p}: use eager, compatible or sessioned`,
           );
+      const eosSupport = pairs("exactly-once-support", values["exactly-once-support"]);
+      for (const [name, v] of Object.entries(eosSupport))
+        if (!["disabled", "preparing", "enabled"].includes(v))
+          throw new AppError(
+            ErrorCode.UsageInvalid,
+            `--exactly-once-support ${name}=${v}: use disabled, preparing or enabled`,
+          );
+      const boundary = values["transaction-boundary"];
+      if (boundary !== undefined && boundary !== "poll" && boundary !== "interval")
+        throw new AppError(
+          ErrorCode.UsageInvalid,
+          `--transaction-boundary ${String(boundary)}: use poll or interval`,
+        );
       const entries: [string, unknown][] = [
+        ["exactlyOnce", values["exactly-once"] === true ? true : undefined],
+        ["exactlyOnceSupport", eosSupport],
+        ["transactionBoundary", boundary],
         ["kafka", values.kafka],
         ["brokerVersion", values["broker-version"]],
         ["workers", int("workers", values.workers, 1, 12)],
@@ -225,51 +254,5 @@ Options:
     } catch (e) {
       return fail(io, "lab fetch", e);
     }
-  },
-};
-
-export const labRestartWorkerCommand: CliCommand = {
-  name: "lab restart-worker",
-  summary: "restart one lab worker through the lab's control API (the lab config's command executor)",
-  help: `Usage: connect-roll lab restart-worker --control URL --worker NAME [--version V]
-
-Stops the worker gracefully and starts it again (on version V when given) — what a VM user's restart script
-does. Exit 0 once the new JVM has started; 1 when the lab refused or did not answer.
-
-Options:
-  --control URL   the lab's control URL (printed by 'connect-roll lab')
-  --worker NAME   the worker (worker-1, …)
-  --version V     the Kafka version to start it on
-  -h, --help      show this help`,
-  options: { control: { type: "string" }, worker: { type: "string" }, version: { type: "string" } },
-  positionals: { min: 0, max: 0, names: [] },
-  async run(values, _positionals, io) {
-    const control = values.control;
-    const worker = values.worker;
-    if (typeof control !== "string" || !/^http:\/\/127\.0\.0\.1:\d+\/?$/.test(control)) {
-      io.stderr.write(
-        "connect-roll lab restart-worker: --control needs the lab's control URL (http://127.0.0.1:PORT)\n",
-      );
-      return ExitCode.Usage;
-    }
-    if (typeof worker !== "string" || !/^worker-\d{1,3}$/.test(worker)) {
-      io.stderr.write("connect-roll lab restart-worker: --worker needs a worker name such as worker-1\n");
-      return ExitCode.Usage;
-    }
-    const version = typeof values.version === "string" && values.version !== "" ? values.version : undefined;
-    const query = version === undefined ? "" : `?version=${encodeURIComponent(version)}`;
-    const url = `${control.replace(/\/$/, "")}/sim/workers/${encodeURIComponent(worker)}/restart${query}`;
-    const reply = await restCall(url, "POST", undefined, 900_000);
-    if (reply === null) {
-      io.stderr.write(`connect-roll lab restart-worker: the lab at ${control} did not answer\n`);
-      return ExitCode.Failed;
-    }
-    if (reply.status !== 200) {
-      const error = (reply.body as { error?: string } | null)?.error ?? `HTTP ${reply.status}`;
-      io.stderr.write(`connect-roll lab restart-worker: ${error}\n`);
-      return ExitCode.Failed;
-    }
-    io.stdout.write(`restarted ${worker}${version === undefined ? "" : ` on ${version}`}\n`);
-    return ExitCode.Ok;
   },
 };

@@ -1,14 +1,11 @@
 import { type ClusterSnapshot, taskKey } from "../snapshot.js";
-import type { Finding, ResolvedPlanPolicy } from "./plan-types.js";
-
-const EOS_ADVICE =
-  "Before each next worker: all exactly-once source tasks RUNNING (restart FAILED ones with POST /connectors/{name}/restart?includeTasks=true&onlyFailed=true), the leader reachable (zombie fencing goes through it), no connector reconfiguration during the roll; after the leader bounce watch the new leader's log for 'Unable to claim write privileges for config topic' (see docs/connect-behaviour.md#exactly-once-source-connectors).";
+import type { Finding } from "./plan-types.js";
 
 /**
  * Preflight findings about connectors and tasks (docs/connect-behaviour.md#task-statuses,
- * #exactly-once-source-connectors, KAFKA-17049).
+ * KAFKA-17049).
  */
-export function findConnectorFindings(snapshot: ClusterSnapshot, policy: ResolvedPlanPolicy): Finding[] {
+export function findConnectorFindings(snapshot: ClusterSnapshot): Finding[] {
   const connectors = snapshot.connectors;
   if (connectors === null) {
     return [
@@ -51,26 +48,6 @@ export function findConnectorFindings(snapshot: ClusterSnapshot, policy: Resolve
         message: `${names.length} connectors ${state} (${list(names)}): they stay ${state} and the gate does not wait for them.`,
       });
     }
-  }
-  const eosWorkers = snapshot.workers.filter((w) => {
-    const support = w.exactlyOnceSourceSupport ?? policy.exactlyOnceSourceSupport;
-    return support === "preparing" || support === "enabled";
-  });
-  const eosConnectors = connectors
-    .filter((c) => c.config["exactly.once.support"] === "required")
-    .map((c) => c.name);
-  if (eosWorkers.length > 0 || eosConnectors.length > 0) {
-    const parts = [
-      eosWorkers.length > 0
-        ? `exactly.once.source.support is preparing/enabled on ${eosWorkers.length} workers`
-        : "",
-      eosConnectors.length > 0 ? `exactly.once.support=required on ${list(eosConnectors)}` : "",
-    ].filter((p) => p !== "");
-    findings.push({
-      severity: "warn",
-      code: "exactly-once-source",
-      message: `${parts.join("; ")}. ${EOS_ADVICE}`,
-    });
   }
   if (snapshot.workers.length >= 2) {
     for (const c of connectors) {

@@ -6,6 +6,7 @@ import { findConnectorFindings } from "./connector-findings.js";
 import { countConfiguredTasks, countWorkerTasks } from "./count-worker-tasks.js";
 import { findDataFlowFindings } from "./data-flow-findings.js";
 import { findDowngradeFindings } from "./downgrade-findings.js";
+import { findExactlyOnceFindings } from "./exactly-once-findings.js";
 import { groupPaceWindows } from "./group-pace-windows.js";
 import { orderWorkers } from "./order-workers.js";
 import type {
@@ -139,7 +140,8 @@ export function planRollout(
 
   const findings: Finding[] = [
     ...findWorkerFindings(snapshot, p, leader),
-    ...findConnectorFindings(snapshot, p),
+    ...findConnectorFindings(snapshot),
+    ...findExactlyOnceFindings(snapshot, p, leader),
     ...delay.findings,
     ...findProtocolFindings(forecast),
     ...findDowngradeFindings(steps, target),

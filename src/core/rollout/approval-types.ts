@@ -3,7 +3,7 @@ import type { GateReason } from "../settle/settle-types.js";
 
 /** Why a person is asked and what they decided: the approvals of the rollout state machine. */
 
-export type Decision = "approve" | "abort" | "keep-waiting" | "continue";
+export type Decision = "approve" | "abort" | "keep-waiting" | "continue" | "restart-tasks";
 
 /**
  * Why a person is asked:
@@ -13,7 +13,8 @@ export type Decision = "approve" | "abort" | "keep-waiting" | "continue";
  * - `gate-failed`: the gate saw something wrong (a new FAILED task, a missing connector);
  * - `config-changed`: a connector's config or task count changed since the start (config freeze);
  * - `restart-failed`: the executor reported a failure;
- * - `restart-unconfirmed`: after a takeover, a restart was issued but cannot be confirmed.
+ * - `restart-unconfirmed`: after a takeover, a restart was issued but cannot be confirmed;
+ * - `task-restart`: the gate saw exactly-once tasks FAILED by a fencing error (their start could not fence).
  */
 export type ApprovalKind =
   | "blocking-findings"
@@ -22,7 +23,8 @@ export type ApprovalKind =
   | "gate-failed"
   | "config-changed"
   | "restart-failed"
-  | "restart-unconfirmed";
+  | "restart-unconfirmed"
+  | "task-restart";
 
 /** What the cluster showed of a worker when a person was asked about it. */
 export type WorkerSeen =
@@ -71,7 +73,19 @@ export type ApprovalFacts =
       /** False when the executor refused before anything ran. */
       readonly mayHaveRun: boolean;
     }
-  | { readonly kind: "restart-unconfirmed"; readonly worker: string; readonly seen: WorkerSeen };
+  | { readonly kind: "restart-unconfirmed"; readonly worker: string; readonly seen: WorkerSeen }
+  | {
+      readonly kind: "task-restart";
+      readonly worker: string;
+      /** The tasks FAILED by a fencing error ("connector/N"), where, and the first line of their trace. */
+      readonly tasks: readonly {
+        readonly task: string;
+        readonly workerId: string | null;
+        readonly trace: string | null;
+      }[];
+      /** The gate's other reasons at the time. */
+      readonly reasons: readonly GateReason[];
+    };
 
 const KIND_OF_FACTS: Readonly<Record<ApprovalFacts["kind"], ApprovalKind>> = {
   "blocking-findings": "blocking-findings",
@@ -82,6 +96,7 @@ const KIND_OF_FACTS: Readonly<Record<ApprovalFacts["kind"], ApprovalKind>> = {
   "config-changed": "config-changed",
   "restart-failed": "restart-failed",
   "restart-unconfirmed": "restart-unconfirmed",
+  "task-restart": "task-restart",
 };
 
 /** The approval kind a prompt about these facts is (what `--approve` names and the decision options go by). */

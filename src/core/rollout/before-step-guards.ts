@@ -1,6 +1,7 @@
 import { captureBaseline } from "../settle/capture-baseline.js";
 import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
 import { versionMatches } from "../version.js";
+import { leaderNotAnswering } from "./exactly-once-leader.js";
 import { done, type PhaseResult, reenter } from "./phase-result.js";
 import type { SkipReason } from "./rollout-reasons.js";
 import type { RolloutState, StepRecord } from "./rollout-state.js";
@@ -164,6 +165,24 @@ export function restartLeaderLast(b: BeforeStep, step: StepRecord): GuardOutcome
         reason: { kind: "leader-now" },
       }),
     ]),
+  );
+}
+
+/**
+ * An exactly-once cluster's leader must answer before a step: the step waits (re-reads at the poll interval) with
+ * the reason, and goes on once it answers (a crashed leader is replaced after the session timeout).
+ */
+export function waitForExactlyOnceLeader(b: BeforeStep, step: StepRecord): GuardOutcome {
+  const reason = leaderNotAnswering(b.snapshot, b.stepNo);
+  if (reason === null) return pass(b.state);
+  return stop(
+    done({
+      state: b.state,
+      effects: [
+        emit({ kind: "gate-waiting", step: b.stepNo, worker: step.worker, reasons: [reason] }),
+        { kind: "read-cluster", afterMs: b.state.settings.pollIntervalMs },
+      ],
+    }),
   );
 }
 

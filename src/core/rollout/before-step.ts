@@ -12,6 +12,7 @@ import {
   restartLeaderLast,
   type StepGuard,
   skipWorkerOnTarget,
+  waitForExactlyOnceLeader,
 } from "./before-step-guards.js";
 import { done, type PhaseResult } from "./phase-result.js";
 import type { RolloutState, StepRecord } from "./rollout-state.js";
@@ -33,6 +34,7 @@ const STEP_GUARDS: readonly StepGuard[] = [
   gateRetryThatActed,
   skipWorkerOnTarget,
   restartLeaderLast,
+  waitForExactlyOnceLeader,
   askBeforeEagerWindow,
 ];
 

@@ -178,6 +178,20 @@ export function onDecision(
     }
     case "settling": {
       if (decision === "continue") return continueAnyway(decidedState, resume.step, by, now, decided);
+      if (decision === "restart-tasks" && p.approval.facts.kind === "task-restart")
+        return {
+          state: {
+            ...decidedState,
+            phase: {
+              kind: "settling",
+              step: resume.step,
+              baseline: resume.baseline,
+              polls: [],
+              askSlowAfter: now + s.settings.gatePolicy.expectedSettleMs,
+            },
+          },
+          effects: [decided, { kind: "restart-tasks", tasks: p.approval.facts.tasks.map((t) => t.task) }],
+        };
       const step = stepAt(decidedState, resume.step);
       const phase: Phase =
         step && step.backAt === null

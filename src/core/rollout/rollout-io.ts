@@ -3,7 +3,13 @@ import type { GateReason } from "../settle/settle-types.js";
 import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
 import type { ApprovalRecord, Decision, PendingApproval } from "./approval-types.js";
 import type { FinishReason, ReorderReason, SkipReason } from "./rollout-reasons.js";
-import type { RolloutResult, RolloutState, StepDataFlow, StepMeasurements } from "./rollout-state.js";
+import type {
+  RolloutResult,
+  RolloutState,
+  StepDataFlow,
+  StepExactlyOnce,
+  StepMeasurements,
+} from "./rollout-state.js";
 
 /** What goes into `decide` (inputs) and what comes out of it (events to report, effects for the runner). */
 
@@ -86,6 +92,8 @@ export type RolloutEvent =
       readonly worker: string;
       readonly measurements: StepMeasurements;
       readonly dataFlow: StepDataFlow | null;
+      /** The step's exactly-once tasks (absent: none). */
+      readonly exactlyOnce?: StepExactlyOnce;
     }
   | {
       readonly kind: "step-skipped";
@@ -127,6 +135,8 @@ export type RolloutEvent =
 export type RolloutEffect =
   | { readonly kind: "emit"; readonly event: RolloutEvent }
   | { readonly kind: "read-cluster"; readonly afterMs: number }
+  /** `POST /connectors/{c}/tasks/{t}/restart` for each task ("connector/N"), then a read of the cluster. */
+  | { readonly kind: "restart-tasks"; readonly tasks: readonly string[] }
   /**
    * Look at one worker only (its `GET /`, and its metrics when `metrics`): how a restarted worker is watched until it
    * is back, instead of reading the whole cluster. Answered by `worker-probed` (or by `cluster-read`).

@@ -57,6 +57,17 @@ export interface StepRecord {
   readonly measurements: StepMeasurements;
   /** What the per-task metrics showed of the data this step stopped; null when data flow was not visible. */
   readonly dataFlow: StepDataFlow | null;
+  /** The exactly-once source tasks this step restarted or moved (absent: none seen). */
+  readonly exactlyOnce?: StepExactlyOnce;
+}
+
+/** What the gate saw of a step's exactly-once tasks: their first committed transaction and fencing failures. */
+export interface StepExactlyOnce {
+  readonly tasks: readonly string[];
+  /** From the restart's issue to the first poll on which each of them had committed a transaction; null: not yet. */
+  readonly firstCommitMs: number | null;
+  /** Tasks seen FAILED by a failed fencing during the step (each prompt counts its tasks). */
+  readonly fencingFailures: number;
 }
 
 /** A step's data flow, from the per-task metrics. */

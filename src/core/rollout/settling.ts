@@ -1,4 +1,5 @@
 import { growingLag } from "../settle/assess-flow.js";
+import { exactlyOnceTasks } from "../settle/check-exactly-once.js";
 import { evaluateSettle } from "../settle/evaluate-settle.js";
 import type { GateReason } from "../settle/settle-types.js";
 import type { ClusterSnapshot } from "../snapshot.js";
@@ -7,6 +8,7 @@ import { settlePollMs } from "./poll-cadence.js";
 import type { RolloutEffect } from "./rollout-io.js";
 import type { Phase, RolloutState } from "./rollout-state.js";
 import { stepAt, updateStep } from "./step-helpers.js";
+import { foldExactlyOnce } from "./track-exactly-once.js";
 import { ask, emit, stay } from "./transitions.js";
 
 /**
@@ -29,6 +31,18 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
     flow: s.flow,
   });
   const settlingPhase: Phase = { ...phase, polls };
+  // Exactly-once tasks FAILED during the step (a start whose fencing failed): restarting them is offered first.
+  const eos = verdict.kind === "failed" ? exactlyOnceTasks(phase.baseline, snapshot) : new Set<string>();
+  const fenced =
+    verdict.kind === "failed"
+      ? verdict.reasons.flatMap((r) =>
+          r.code === "task-failed" && eos.has(r.task)
+            ? [{ task: r.task, workerId: workerOf(snapshot, r.task), trace: r.trace?.split("\n")[0] ?? null }]
+            : [],
+        )
+      : [];
+  const exactlyOnce = foldExactlyOnce(step, phase.baseline, snapshot, s.flow, now, fenced.length);
+  const eosPatch = exactlyOnce === undefined ? {} : { exactlyOnce };
   if (verdict.kind === "settled") {
     const settleMs = now - (step.backAt ?? now);
     const flow = phase.baseline.flow;
@@ -37,6 +51,7 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
       settledAt: now,
       gate: [],
       measurements: { ...step.measurements, settleMs },
+      ...eosPatch,
       dataFlow:
         step.dataFlow && flow
           ? { ...step.dataFlow, lag: growingLag(flow, s.flow, step.dataFlow.peakLag).slice(0, 5) }
@@ -50,10 +65,24 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
         worker: step.worker,
         measurements: after.measurements,
         dataFlow: after.dataFlow,
+        ...(after.exactlyOnce === undefined ? {} : { exactlyOnce: after.exactlyOnce }),
       }),
     ]);
   }
-  const next = updateStep({ ...s, phase: settlingPhase }, step.step, { gate: verdict.reasons });
+  const next = updateStep({ ...s, phase: settlingPhase }, step.step, { gate: verdict.reasons, ...eosPatch });
+  if (fenced.length > 0)
+    return done(
+      ask(
+        next,
+        now,
+        {
+          step: step.step,
+          facts: { kind: "task-restart", worker: step.worker, tasks: fenced, reasons: verdict.reasons },
+          options: ["restart-tasks", "continue", "abort"],
+        },
+        { kind: "settling", step: step.step, baseline: phase.baseline },
+      ),
+    );
   if (verdict.kind === "failed")
     return done(
       ask(
@@ -97,6 +126,12 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
     state: next,
     effects: [...effects, { kind: "read-cluster", afterMs: settlePollMs(s, step, verdict.reasons, now) }],
   });
+}
+
+function workerOf(snapshot: ClusterSnapshot, task: string): string | null {
+  const slash = task.lastIndexOf("/");
+  const connector = snapshot.connectors?.find((c) => c.name === task.slice(0, slash));
+  return connector?.tasks.find((t) => String(t.id) === task.slice(slash + 1))?.workerId ?? null;
 }
 
 function sameReasons(a: readonly GateReason[], b: readonly GateReason[]): boolean {

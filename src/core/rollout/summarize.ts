@@ -1,5 +1,5 @@
 import type { FinishReason } from "./rollout-reasons.js";
-import type { RolloutResult, RolloutState, StepRecord } from "./rollout-state.js";
+import type { RolloutResult, RolloutState, StepExactlyOnce, StepRecord } from "./rollout-state.js";
 
 export interface RolloutSummary {
   readonly kind: "summary";
@@ -25,6 +25,8 @@ export interface RolloutSummary {
     readonly predictedMoves: number | null;
     /** The data-flow gaps measured from the per-task metrics (null when data flow was not visible). */
     readonly dataFlow: { readonly maxGapMs: number; readonly tasks: number } | null;
+    /** The step's exactly-once tasks, their first committed transaction and fencing failures (null: none). */
+    readonly exactlyOnce: StepExactlyOnce | null;
   }[];
   readonly totals: {
     readonly wallMs: number;
@@ -129,6 +131,7 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
             maxGapMs: Math.max(0, ...Object.values(s.dataFlow.gaps)),
             tasks: Object.keys(s.dataFlow.gaps).length,
           },
+    exactlyOnce: s.exactlyOnce ?? null,
   }));
   const dataFlow = dataFlowTotals(state);
   const totals = disruptionTotals(state);

@@ -4,6 +4,7 @@ import { assessFlow } from "./assess-flow.js";
 import { assessLiveness } from "./assess-liveness.js";
 import { assessTasks } from "./assess-tasks.js";
 import { checkConnectorSet } from "./check-connector-set.js";
+import { checkExactlyOnceCommits } from "./check-exactly-once.js";
 import { checkGroup } from "./check-group.js";
 import { checkRestartedWorker } from "./check-restarted-worker.js";
 import { countStablePolls } from "./count-stable-polls.js";
@@ -88,6 +89,7 @@ export function evaluateSettle(input: SettleInput): SettleVerdict {
   }
   reasons.push(...checkAssignmentCount(group.assigned, group.configured, held.held.length));
   reasons.push(...checkExactlyOnceLeader(baseline, poll, group.leaderUrl));
+  reasons.push(...checkExactlyOnceCommits(baseline, poll, input.flow));
   reasons.push(...(flow?.reasons ?? []));
   const stable = countStablePolls(polls, baseline.stopIssuedAt);
   if (stable < policy.consecutivePolls) {

@@ -114,6 +114,7 @@ export type GateReason =
   | Reason<"assignment-excess", { assigned: number; configured: number }>
   | Reason<"assignment-unstable", { stablePolls: number; needed: number }>
   | Reason<"eos-leader-unreachable", { leaderUrl: string; connectors: readonly string[] }>
+  | Reason<"eos-no-commit", { tasks: readonly { task: string; workerId: string | null }[] }>
   | Reason<"data-not-flowing", { tasks: readonly { task: string; runningForMs: number | null }[] }>
   | Reason<
       "data-stalled",

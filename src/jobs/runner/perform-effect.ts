@@ -74,6 +74,14 @@ export async function perform(
         await deps.clock.sleep(deps.controlPollMs ?? state.settings.pollIntervalMs, signal);
       }
     }
+    case "restart-tasks": {
+      const results = (await deps.reader.restartTasks?.(action.tasks, signal)) ?? [];
+      ctx.log.info({ tasks: results }, "failed tasks restart asked");
+      // The restarted tasks report their new state through the status topic: read at the gate's cadence.
+      await deps.clock.sleep(state.settings.pollIntervalMs, signal);
+      const snapshot = await deps.reader.read(signal);
+      return { kind: "cluster-read", now: deps.clock.now(), snapshot };
+    }
     case "emit":
     case "finish":
       throw new AppError(ErrorCode.Internal, `runner cannot perform ${action.kind} as an action`);

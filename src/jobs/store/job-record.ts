@@ -63,7 +63,13 @@ export type SlackThread = z.infer<typeof threadSchema>;
 /** Durable pause/abort request from chat. `pause` toggles (pause/resume); `abort` is sticky. */
 export type ControlState = z.infer<typeof controlSchema>;
 
-const DECISIONS = ["approve", "abort", "keep-waiting", "continue"] as const satisfies readonly Decision[];
+const DECISIONS = [
+  "approve",
+  "abort",
+  "keep-waiting",
+  "continue",
+  "restart-tasks",
+] as const satisfies readonly Decision[];
 export const decisionRecordSchema = z.object({
   decision: z.enum(DECISIONS),
   by: z.string(),

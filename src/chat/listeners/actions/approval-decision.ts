@@ -25,6 +25,7 @@ export const DECISION_OF_ACTION = {
   [ActionId.Abort]: "abort",
   [ActionId.KeepWaiting]: "keep-waiting",
   [ActionId.ContinueAnyway]: "continue",
+  [ActionId.RestartTasks]: "restart-tasks",
 } as const satisfies Record<ActionId, Decision>;
 
 /**
