@@ -8,14 +8,13 @@ afterEach(async () => {
 });
 
 async function simBehindProxy(): Promise<{ sim: RunningSim; proxy: FaultProxy }> {
-  // The proxy needs the worker's real port and the worker must advertise the proxy's: bind the proxy first.
-  const placeholder = await startFaultProxy("http://127.0.0.1:9");
-  const advertised = Number(new URL(placeholder.url).port);
-  await placeholder.close();
-  const sim = await startSim({ virtualTime: true, workers: 1, advertisedPorts: [advertised] });
-  cleanups.push(() => sim.close());
-  const proxy = await startFaultProxy(sim.listenUrls[0] ?? "");
+  // The worker must advertise the proxy's port and the proxy needs the worker's: bind the proxy first.
+  const proxy = await startFaultProxy("http://127.0.0.1:9");
   cleanups.push(() => proxy.close());
+  const sim = await startSim({ virtualTime: true, workers: 1, advertisedPorts: [proxy.port] });
+  cleanups.push(() => sim.close());
+  proxy.retarget(sim.listenUrls[0] ?? "");
+  expect(sim.workers[0]?.url).toBe(proxy.url);
   return { sim, proxy };
 }
 

@@ -13,6 +13,9 @@ export type ProxyMode =
 
 export interface FaultProxy {
   readonly url: string;
+  readonly port: number;
+  /** Points the proxy at another worker URL (bind the proxy first, then start the worker advertising its port). */
+  retarget(target: string): void;
   setMode(mode: ProxyMode): void;
   /** How many requests each mode answered so far. */
   counts(): Readonly<Record<ProxyMode["kind"], number>>;
@@ -20,7 +23,7 @@ export interface FaultProxy {
 }
 
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
-  const base = new URL(target);
+  let base = new URL(target);
   let mode: ProxyMode = { kind: "pass" };
   const counts = { pass: 0, slow: 0, refuse: 0 };
   const timers = new Set<NodeJS.Timeout>();
@@ -65,6 +68,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
+    port,
+    retarget: (next) => {
+      base = new URL(next);
+    },
     setMode: (next) => {
       mode = next;
     },

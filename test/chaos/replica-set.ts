@@ -12,6 +12,7 @@ import { waitFor } from "../support/wait-for.js";
  */
 export interface Replica {
   readonly id: string;
+  readonly exited: Promise<unknown>;
   readonly port: number;
   /** Alive and not stopped. */
   up(): boolean;
@@ -34,6 +35,8 @@ export interface ReplicaSetOptions {
 
 export interface ReplicaSet {
   readonly replicas: readonly Replica[];
+  /** Starts a killed replica again on its port (what Kubernetes does with a crashed pod); resolves once it is ready. */
+  respawn(id: string): Promise<void>;
   byId(id: string): Replica | undefined;
   /** Live, unfrozen replicas. */
   live(): Replica[];
@@ -42,40 +45,53 @@ export interface ReplicaSet {
 }
 
 export async function startReplicaSet(o: ReplicaSetOptions): Promise<ReplicaSet> {
+  const spawnOne = (id: string, port: number, config: string) =>
+    wrap(
+      id,
+      port,
+      spawnConnectRoll(["serve", "--config", config], {
+        ...o.env,
+        PORT: String(port),
+        CONNECT_ROLL_REPLICA_ID: id,
+        LOG_LEVEL: "warn",
+      }),
+    );
+  const ready = (r: Replica) =>
+    waitFor(
+      `${r.id} to answer /readyz`,
+      async () => {
+        if (!r.up()) throw new Error(`${r.id} exited: ${r.stderr().slice(-2000)}`);
+        return (await fetch(`http://127.0.0.1:${r.port}/readyz`).catch(() => null))?.status === 200;
+      },
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
+  const configs = new Map<string, string>();
   const replicas = await Promise.all(
     Array.from({ length: o.count }, async (_, i) => {
       const id = `replica-${i + 1}`;
       const port = await freePort();
       const config = join(tmpdir(), `connect-roll-chaos-${o.tag}-${id}-${process.pid}.yml`);
       await writeFile(config, stringify(o.configFor(id)));
-      const cli = spawnConnectRoll(["serve", "--config", config], {
-        ...o.env,
-        PORT: String(port),
-        CONNECT_ROLL_REPLICA_ID: id,
-        LOG_LEVEL: "warn",
-      });
-      return wrap(id, port, cli);
+      configs.set(id, config);
+      return spawnOne(id, port, config);
     }),
   );
   try {
-    await Promise.all(
-      replicas.map((r) =>
-        waitFor(
-          `${r.id} to answer /readyz`,
-          async () => {
-            if (!r.up()) throw new Error(`${r.id} exited: ${r.stderr().slice(-2000)}`);
-            return (await fetch(`http://127.0.0.1:${r.port}/readyz`).catch(() => null))?.status === 200;
-          },
-          { timeoutMs: 30_000, intervalMs: 50 },
-        ),
-      ),
-    );
+    await Promise.all(replicas.map(ready));
   } catch (err) {
     for (const r of replicas) r.kill();
     throw err;
   }
   return {
     replicas,
+    async respawn(id) {
+      const index = replicas.findIndex((r) => r.id === id);
+      const old = replicas[index];
+      if (old === undefined || old.up()) return;
+      const fresh = spawnOne(id, old.port, configs.get(id) ?? "");
+      replicas[index] = fresh;
+      await ready(fresh);
+    },
     byId: (id) => replicas.find((r) => r.id === id),
     live: () => replicas.filter((r) => r.up() && !r.stopped()),
     async close() {
@@ -88,7 +104,7 @@ export async function startReplicaSet(o: ReplicaSetOptions): Promise<ReplicaSet>
   };
 }
 
-function wrap(id: string, port: number, cli: SpawnedCli): Replica & { exited: Promise<unknown> } {
+function wrap(id: string, port: number, cli: SpawnedCli): Replica {
   let dead = false;
   let frozen = false;
   void cli.exited.then(() => {

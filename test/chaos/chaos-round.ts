@@ -1,0 +1,200 @@
+import { createPrng } from "../../src/sim/prng.js";
+import { sendSlashCommand } from "../support/send-slash-command.js";
+import type { AppliedFault, Evidence, FaultKind, Verdict, WorkerEvent } from "./chaos-evidence.js";
+import { applyFault, drawFaults, type PlannedFault } from "./chaos-faults.js";
+import { checkInvariants } from "./chaos-invariants.js";
+import { createClicker, rolloutThreads } from "./chaos-thread.js";
+import { CHAOS_SLACK, startWorld, type World } from "./chaos-world.js";
+
+export interface RoundOptions {
+  readonly seed: number;
+  readonly replicas: number;
+  readonly workers?: number;
+  readonly lockTtlMs?: number;
+  /** Draw faults of these kinds only (a regression test's round). */
+  readonly only?: readonly FaultKind[];
+  /** How long the round's rollouts may take before the round counts as stuck. */
+  readonly deadlineMs?: number;
+}
+
+export interface RoundResult {
+  readonly seed: number;
+  readonly planned: readonly PlannedFault[];
+  readonly faults: readonly AppliedFault[];
+  readonly verdicts: readonly Verdict[];
+  readonly held: boolean;
+  readonly rollouts: number;
+  readonly restarts: number;
+  readonly wallMs: number;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One chaos round: a world (chaos-world.ts), `/connect-roll sim restart` typed in, prompts clicked, the drawn faults
+ * applied at their moments, any rerun the thread proposes typed in, then the invariants over the evidence.
+ */
+export async function runRound(o: RoundOptions): Promise<RoundResult> {
+  const started = Date.now();
+  const workers = o.workers ?? 4;
+  const lockTtlMs = o.lockTtlMs ?? 2_000;
+  const prng = createPrng(o.seed);
+  const planned = drawFaults(prng, workers, lockTtlMs, o.only);
+  const world = await startWorld({
+    seed: o.seed,
+    replicas: o.replicas,
+    workers,
+    lockTtlMs,
+    tag: `r${o.seed}`,
+  });
+  try {
+    const evidence = await drive(world, planned, prng, {
+      workers,
+      lockTtlMs,
+      deadlineMs: o.deadlineMs ?? 120_000,
+    });
+    const verdicts = checkInvariants(evidence);
+    return {
+      seed: o.seed,
+      planned,
+      faults: evidence.faults,
+      verdicts,
+      held: verdicts.every((v) => v.held),
+      rollouts: evidence.rollouts.length,
+      restarts: evidence.restarts.length,
+      wallMs: Date.now() - started,
+    };
+  } finally {
+    await world.close();
+  }
+}
+
+async function drive(
+  world: World,
+  planned: readonly PlannedFault[],
+  prng: ReturnType<typeof createPrng>,
+  o: { workers: number; lockTtlMs: number; deadlineMs: number },
+): Promise<Evidence> {
+  const postedAt = new Map<string, number>();
+  const workerEvents: WorkerEvent[] = [];
+  const succeededWhileDown: { at: number; down: string[] }[] = [];
+  const applied: AppliedFault[] = [];
+  const crashStarts: number[] = [];
+  const healing: Promise<void>[] = [];
+  const strike = (f: PlannedFault) => {
+    if (f.kind === "worker-crash") crashStarts.push(Date.now());
+    healing.push(applyFault(world, f).then((a) => void applied.push(a)));
+  };
+  world.sim.cluster.onEvent((e) =>
+    workerEvents.push({ worker: e.worker, kind: e.kind === "worker-up" ? "up" : "down", at: Date.now() }),
+  );
+  const said = new Set<string>();
+  world.slack.onChange((change) => {
+    if (change.kind !== "message-posted" && change.kind !== "message-updated") return;
+    const m = change.message;
+    if (change.kind === "message-posted") postedAt.set(m.ts, Date.now());
+    const thread = m.threadTs ?? m.ts;
+    if (said.has(thread) || !/\bsucceeded\b/.test(m.text)) return;
+    said.add(thread);
+    // The simulator is in this process: its tasks at the very moment the thread says so.
+    const down = world.sim.cluster
+      .state()
+      .tasks.filter((t) => t.state !== "RUNNING")
+      .map((t) => t.id);
+    const lastCall = world.recorder.restarts().at(-1)?.at ?? 0;
+    // A worker the campaign crashed after the last restart may have gone down after the gate passed: not the bot's word.
+    if (down.length > 0 && !crashStarts.some((at) => at >= lastCall))
+      succeededWhileDown.push({ at: Date.now(), down });
+  });
+  let calls = 0;
+  world.recorder.onRestart(() => {
+    calls += 1;
+    for (const f of planned)
+      if (f.moment.kind === "after-restart" && f.moment.n === calls) setTimeout(() => strike(f), f.moment.ms);
+  });
+  const livePorts = () => world.replicas.live().map((r) => r.port);
+  const click = createClicker(world.slack, livePorts, (n) => prng.int(n));
+  const threads = () => rolloutThreads(world.slack, postedAt);
+
+  /** Types a command on a live replica until a new thread shows it was taken (a refusal or a dead replica: again). */
+  const type = async (text: string) => {
+    for (let attempt = 0; attempt < 60; attempt += 1) {
+      const before = threads().length;
+      const ports = livePorts();
+      const port = ports[prng.int(ports.length)];
+      if (port !== undefined) {
+        await sendSlashCommand({
+          port,
+          secret: CHAOS_SLACK.secret,
+          text,
+          user: CHAOS_SLACK.user,
+          channel: CHAOS_SLACK.channel,
+          team: CHAOS_SLACK.team,
+          triggerId: `chaos-${Date.now()}-${attempt}`,
+        }).catch(() => null);
+        for (let i = 0; i < 30 && threads().length === before; i += 1) await pause(100);
+        if (threads().length > before) return;
+      }
+      await pause(500);
+    }
+  };
+
+  await type("sim restart");
+  for (const f of planned) if (f.moment.kind === "after-command") setTimeout(() => strike(f), f.moment.ms);
+  const lastCommandMoment = Math.max(
+    0,
+    ...planned.map((f) => (f.moment.kind === "after-command" ? f.moment.ms : 0)),
+  );
+  const commandAt = Date.now();
+  const reruns = new Set<string>();
+  const deadline = Date.now() + o.deadlineMs;
+  let timedOut: string | null = null;
+  for (;;) {
+    await click();
+    const all = threads();
+    for (const t of all)
+      for (const lost of t.recordLost)
+        if (lost.rerun !== null && !reruns.has(t.parentTs)) {
+          reruns.add(t.parentTs);
+          await type(lost.rerun.replace(/^\/connect-roll /, ""));
+        }
+    const latest = all.at(-1);
+    const ended =
+      all.length > 0 &&
+      all.every((t) => t.reports.length + t.recordLost.length > 0) &&
+      (latest?.reports.length ?? 0) > 0;
+    if (ended && Date.now() - commandAt > lastCommandMoment) {
+      const lock = await world.store.readLock("sim").catch(() => "unreadable");
+      const open = await world.store.listJobs({ unfinishedOnly: true }).catch(() => null);
+      if (lock === null && open !== null && open.length === 0) break;
+    }
+    if (Date.now() > deadline) {
+      timedOut = `the round did not end within ${o.deadlineMs} ms (${all.length} thread(s), ${world.recorder.restarts().length} restart(s))`;
+      break;
+    }
+    await pause(100);
+  }
+  await Promise.all(healing);
+  for (const r of world.replicas.replicas) if (r.stopped()) r.thaw();
+  const never = planned.filter((f) => f.moment.kind === "after-restart" && f.moment.n > calls);
+  const faults = [
+    ...applied,
+    ...never.map((f) => ({ kind: f.kind, target: null, at: 0, until: 0, skipped: "its moment never came" })),
+  ];
+  const lock = await world.store.readLock("sim").catch(() => null);
+  const open = await world.store.listJobs({ unfinishedOnly: true }).catch(() => []);
+  return {
+    workers: world.sim.workers.map((w) => w.name),
+    ttlMs: o.lockTtlMs,
+    restarts: world.recorder.restarts(),
+    workerEvents,
+    rollouts: threads(),
+    faults,
+    succeededWhileDown,
+    leftovers: {
+      lock: lock === null ? null : `${lock.owner} (job ${lock.jobId})`,
+      unfinishedJobs: open.map((j) => j.id),
+    },
+    timedOut,
+  };
+}
