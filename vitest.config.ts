@@ -38,6 +38,7 @@ const E2E = [
   "test/sandbox/demo-browser.test.ts",
   // whole rollouts
   "test/composition/rollout-engine.test.ts",
+  "test/composition/record-lost.test.ts",
   "test/composition/data-flow-gate.test.ts",
   "test/bench/window-pace-e2e.test.ts",
   "test/cli/run-command.test.ts",

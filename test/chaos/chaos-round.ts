@@ -26,6 +26,8 @@ export interface RoundResult {
   readonly rollouts: number;
   readonly restarts: number;
   readonly wallMs: number;
+  /** When an invariant failed: the threads' texts and the replicas' last log lines, to see why. */
+  readonly diagnostics: readonly string[];
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -54,15 +56,17 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
       deadlineMs: o.deadlineMs ?? 120_000,
     });
     const verdicts = checkInvariants(evidence);
+    const held = verdicts.every((v) => v.held);
     return {
       seed: o.seed,
       planned,
       faults: evidence.faults,
       verdicts,
-      held: verdicts.every((v) => v.held),
+      held,
       rollouts: evidence.rollouts.length,
       restarts: evidence.restarts.length,
       wallMs: Date.now() - started,
+      diagnostics: held ? [] : diagnose(world, evidence),
     };
   } finally {
     await world.close();
@@ -197,4 +201,22 @@ async function drive(
     },
     timedOut,
   };
+}
+
+function diagnose(world: World, evidence: Evidence): string[] {
+  const lines: string[] = [];
+  for (const c of evidence.restarts)
+    lines.push(`restart ${c.worker} by ${c.replica} at ${c.at} → ${c.status}`);
+  for (const f of evidence.faults)
+    lines.push(`fault ${f.kind} ${f.target ?? ""} ${f.at}..${f.until} ${f.skipped ?? ""}`);
+  for (const parent of world.slack.store.channelMessages(CHAOS_SLACK.channel)) {
+    lines.push(`thread ${parent.ts}: ${parent.text.slice(0, 300)}`);
+    for (const r of world.slack.store.thread(CHAOS_SLACK.channel, parent.ts)?.replies ?? [])
+      lines.push(`  ${r.broadcast ? "[broadcast] " : ""}${r.text.slice(0, 300)}`);
+  }
+  const failed = world.slack.calls().filter((c) => !c.ok);
+  lines.push(`slack: ${world.slack.calls().length} calls, ${failed.length} failed`);
+  for (const r of world.replicas.replicas)
+    lines.push(`${r.id} (${r.up() ? "up" : "down"}): ${r.stderr().split("\n").slice(-15).join("\n    ")}`);
+  return lines;
 }

@@ -13,6 +13,8 @@ export interface CampaignOptions {
   readonly replicas: number;
   readonly only?: readonly FaultKind[];
   readonly write: (line: string) => void;
+  /** Print what the failing rounds' threads and replicas said. */
+  readonly verbose?: boolean;
 }
 
 export interface CampaignResult {
@@ -41,6 +43,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
       `round ${i + 1}/${o.rounds} seed ${seed}: ${r.faults.map(describeFault).join(", ")} · ${r.rollouts} rollout(s), ${r.restarts} restart(s) · ${r.verdicts.length - failed.length}/${r.verdicts.length} invariants held · ${(r.wallMs / 1000).toFixed(1)} s`,
     );
     for (const v of failed) o.write(`  FAILED ${v.invariant}: ${v.detail}`);
+    if (failed.length > 0 && o.verbose === true) for (const line of r.diagnostics) o.write(`    ${line}`);
     if (failed.length > 0)
       o.write(`  replay: npm run chaos -- --cluster sim --seed ${seed} --rounds 1 --replicas ${o.replicas}`);
   }
@@ -63,6 +66,7 @@ async function main(argv: readonly string[]): Promise<number> {
       seed: { type: "string" },
       replicas: { type: "string", default: "3" },
       faults: { type: "string" },
+      verbose: { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -88,6 +92,7 @@ async function main(argv: readonly string[]): Promise<number> {
     seed,
     replicas: int("replicas", values.replicas, 1),
     ...(only === undefined ? {} : { only }),
+    verbose: values.verbose === true,
     write: (line) => process.stdout.write(`${line}\n`),
   });
   return result.held ? 0 : 1;
