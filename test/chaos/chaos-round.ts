@@ -217,7 +217,9 @@ function diagnose(world: World, evidence: Evidence): string[] {
   const failed = world.slack.calls().filter((c) => !c.ok);
   lines.push(`slack: ${world.slack.calls().length} calls, ${failed.length} failed`);
   for (const c of world.slack.calls())
-    lines.push(`  ${c.at} ${c.method} ${c.status} ${c.error ?? ""} ${String(c.params.text ?? "").slice(0, 60)}`);
+    lines.push(
+      `  ${c.at} ${c.method} ${c.status} ${c.error ?? ""} ${String(c.params.text ?? "").slice(0, 60)}`,
+    );
   for (const r of world.replicas.replicas)
     lines.push(`${r.id} (${r.up() ? "up" : "down"}): ${r.stderr().split("\n").slice(-15).join("\n    ")}`);
   return lines;

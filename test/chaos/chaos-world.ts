@@ -72,7 +72,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       advertisedPorts: proxies.map((p) => p.port),
     });
     cleanups.push(() => sim.close());
-    proxies.forEach((p, i) => p.retarget(sim.listenUrls[i] ?? ""));
+    for (const [i, p] of proxies.entries()) p.retarget(sim.listenUrls[i] ?? "");
     const recorder = await startControlRecorder(sim.controlUrl);
     cleanups.push(() => recorder.close());
     await waitFor("every simulated task RUNNING", () => {
