@@ -39,6 +39,7 @@ const E2E = [
   // whole rollouts
   "test/composition/rollout-engine.test.ts",
   "test/composition/record-lost.test.ts",
+  "test/chaos/chaos-campaign.test.ts",
   "test/composition/data-flow-gate.test.ts",
   "test/bench/window-pace-e2e.test.ts",
   "test/cli/run-command.test.ts",

@@ -138,6 +138,20 @@ describe("chaos invariants", () => {
       ],
     };
     expect(failed(wrong)).toContain("the final report's figures equal the ledger");
+    const lost = { at: 300, rerun: "/connect-roll sim restart --since 2026-12-02T01:00:00.000Z" };
+    const stoppedTwice: Evidence = {
+      ...clean(),
+      rollouts: [
+        { parentTs: "1.1", postedAt: 50, reports: [], recordLost: [lost, { ...lost, at: 320 }] },
+        clean().rollouts[0] as RolloutThread,
+      ],
+    };
+    expect(failed(stoppedTwice)).not.toContain("one ending per rollout");
+    const reportAndStop: Evidence = {
+      ...clean(),
+      rollouts: [{ ...(clean().rollouts[0] as RolloutThread), recordLost: [lost] }],
+    };
+    expect(failed(reportAndStop)).toContain("one ending per rollout");
   });
 
   it("catch a success said while a task was down, a lock or job left behind, a round that never ended", () => {

@@ -120,18 +120,21 @@ function fenced(e: Evidence): Verdict {
   );
 }
 
-/** Each rollout ends once: one final report, or one "Redis lost this rollout's record" stop with its rerun command. */
+/**
+ * Each rollout ends once: one final report, or a "Redis lost this rollout's record" stop with its rerun command (said
+ * by each replica that was running it when the record went: a zombie that wakes says the same, with the same rerun).
+ */
 function oneEnding(e: Evidence): Verdict {
   const problems: string[] = [];
   for (const r of e.rollouts) {
-    const endings = r.reports.length + r.recordLost.length;
-    if (endings !== 1)
+    const reruns = new Set(r.recordLost.map((l) => l.rerun));
+    const ok =
+      r.reports.length === 1 ? r.recordLost.length === 0 : r.reports.length === 0 && reruns.size === 1;
+    if (!ok)
       problems.push(
-        `thread ${r.parentTs} has ${r.reports.length} final report(s) and ${r.recordLost.length} record-lost stop(s)`,
+        `thread ${r.parentTs} has ${r.reports.length} final report(s) and ${r.recordLost.length} record-lost stop(s)${reruns.size > 1 ? " proposing different reruns" : ""}`,
       );
-    for (const lost of r.recordLost)
-      if (lost.rerun === null)
-        problems.push(`thread ${r.parentTs}: the record-lost stop proposes no rerun command`);
+    if (reruns.has(null)) problems.push(`thread ${r.parentTs}: a record-lost stop proposes no rerun command`);
   }
   if (e.rollouts.length === 0) problems.push("no rollout thread was posted");
   return verdict("one ending per rollout", problems, `${e.rollouts.length} rollout(s), one ending each`);
