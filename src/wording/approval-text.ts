@@ -50,6 +50,8 @@ function promptOf(f: ApprovalFacts): string {
       return `Restarting ${f.worker} failed${f.mayHaveRun ? " (it may have run partly)" : ""}. Retry the restart?`;
     case "restart-unconfirmed":
       return `A restart of ${f.worker} was issued before a takeover but cannot be confirmed. Restart it again?`;
+    case "recently-started":
+      return `${recentList(f)} started ${formatDuration(f.now - Math.max(...f.workers.map((w) => w.startedAt)))} ago, the others ${formatDuration(f.now - f.othersStartedAt)} ago: an interrupted rollout? Count ${f.workers.length === 1 ? "it" : "them"} as restarted (skip), or restart ${f.workers.length === 1 ? "it" : "them"} too?`;
   }
 }
 
@@ -87,7 +89,24 @@ function detailsOf(f: ApprovalFacts): readonly string[] {
         seenLine(f.worker, f.seen),
         "connect-roll never repeats a restart it cannot confirm without asking.",
       ];
+    case "recently-started":
+      return [
+        ...f.workers.map((w) => `${w.worker}: process started ${isoTime(w.startedAt)}`),
+        `the other workers started by ${isoTime(f.othersStartedAt)}`,
+        `From a terminal: \`connect-roll run … ${f.cluster} restart --since ${isoTime(Math.min(...f.workers.map((w) => w.startedAt)))}\` counts them as restarted.`,
+      ];
   }
+}
+
+/** "worker-1" or "worker-1 and worker-3". */
+function recentList(f: Extract<ApprovalFacts, { kind: "recently-started" }>): string {
+  const names = f.workers.map((w) => w.worker);
+  return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+/** "2026-12-01T10:00:00.000Z": what `--since` takes. */
+function isoTime(epochMs: number): string {
+  return new Date(epochMs).toISOString();
 }
 
 function stalledTasks(reasons: readonly GateReason[]) {

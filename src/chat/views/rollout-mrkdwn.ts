@@ -21,6 +21,7 @@ const APPROVAL_LABELS: Readonly<Record<ApprovalKind, string>> = {
   "config-changed": "connector config changed",
   "restart-failed": "restart failed",
   "restart-unconfirmed": "restart unconfirmed",
+  "recently-started": "workers started recently",
 };
 
 export function approvalLabel(kind: ApprovalKind): string {

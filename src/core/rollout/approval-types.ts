@@ -22,7 +22,8 @@ export type ApprovalKind =
   | "gate-failed"
   | "config-changed"
   | "restart-failed"
-  | "restart-unconfirmed";
+  | "restart-unconfirmed"
+  | "recently-started";
 
 /** What the cluster showed of a worker when a person was asked about it. */
 export type WorkerSeen =
@@ -71,7 +72,19 @@ export type ApprovalFacts =
       /** False when the executor refused before anything ran. */
       readonly mayHaveRun: boolean;
     }
-  | { readonly kind: "restart-unconfirmed"; readonly worker: string; readonly seen: WorkerSeen };
+  | { readonly kind: "restart-unconfirmed"; readonly worker: string; readonly seen: WorkerSeen }
+  | {
+      /**
+       * A plain restart without `since` found workers whose process started long after the rest (an interrupted
+       * rollout whose record is lost?): restart them too (`approve`), or count them as restarted (`continue`).
+       */
+      readonly kind: "recently-started";
+      readonly cluster: string;
+      readonly workers: readonly { readonly worker: string; readonly startedAt: number }[];
+      /** When the other workers' processes started (the latest of them). */
+      readonly othersStartedAt: number;
+      readonly now: number;
+    };
 
 const KIND_OF_FACTS: Readonly<Record<ApprovalFacts["kind"], ApprovalKind>> = {
   "blocking-findings": "blocking-findings",
@@ -82,6 +95,7 @@ const KIND_OF_FACTS: Readonly<Record<ApprovalFacts["kind"], ApprovalKind>> = {
   "config-changed": "config-changed",
   "restart-failed": "restart-failed",
   "restart-unconfirmed": "restart-unconfirmed",
+  "recently-started": "recently-started",
 };
 
 /** The approval kind a prompt about these facts is (what `--approve` names and the decision options go by). */
