@@ -51,7 +51,7 @@ function promptOf(f: ApprovalFacts): string {
     case "restart-unconfirmed":
       return `A restart of ${f.worker} was issued before a takeover but cannot be confirmed. Restart it again?`;
     case "recently-started":
-      return `${recentList(f)} started ${formatDuration(f.now - Math.max(...f.workers.map((w) => w.startedAt)))} ago, the others ${formatDuration(f.now - f.othersStartedAt)} ago: an interrupted rollout? Count ${f.workers.length === 1 ? "it" : "them"} as restarted (skip), or restart ${f.workers.length === 1 ? "it" : "them"} too?`;
+      return `${recentList(f)} started ${age(f.now - Math.max(...f.workers.map((w) => w.startedAt)))} ago, the others ${age(f.now - f.othersStartedAt)} ago: an interrupted rollout? Count ${f.workers.length === 1 ? "it" : "them"} as restarted (skip), or restart ${f.workers.length === 1 ? "it" : "them"} too?`;
   }
 }
 
@@ -93,7 +93,7 @@ function detailsOf(f: ApprovalFacts): readonly string[] {
       return [
         ...f.workers.map((w) => `${w.worker}: process started ${isoTime(w.startedAt)}`),
         `the other workers started by ${isoTime(f.othersStartedAt)}`,
-        `From a terminal: \`connect-roll run … ${f.cluster} restart --since ${isoTime(Math.min(...f.workers.map((w) => w.startedAt)))}\` counts them as restarted.`,
+        `From a terminal: \`connect-roll run … ${f.cluster} restart --since ${isoTime(Math.min(...f.workers.map((w) => w.startedAt)))}\` counts ${f.workers.length === 1 ? "it" : "them"} as restarted.`,
       ];
   }
 }
@@ -102,6 +102,12 @@ function detailsOf(f: ApprovalFacts): readonly string[] {
 function recentList(f: Extract<ApprovalFacts, { kind: "recently-started" }>): string {
   const names = f.workers.map((w) => w.worker);
   return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+/** "40s", "3h05m", "3d": how long ago a process started. */
+function age(ms: number): string {
+  const day = 86_400_000;
+  return ms >= 2 * day ? `${Math.round(ms / day)}d` : formatDuration(ms);
 }
 
 /** "2026-12-01T10:00:00.000Z": what `--since` takes. */
