@@ -20,6 +20,7 @@ export type FaultKind =
   | "kill-lock-holder"
   | "freeze-lock-holder"
   | "redis-restart-empty"
+  | "sentinel-failover"
   | "worker-crash"
   | "rest-slow"
   | "rest-refuse"
@@ -30,6 +31,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "kill-lock-holder",
   "freeze-lock-holder",
   "redis-restart-empty",
+  "sentinel-failover",
   "worker-crash",
   "rest-slow",
   "rest-refuse",

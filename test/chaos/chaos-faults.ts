@@ -41,6 +41,8 @@ export function drawFaults(
   });
 }
 
+const failedOver = new WeakSet<object>();
+
 const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Applies one fault to the world and resolves with what was done, once it is healed. */
@@ -74,9 +76,22 @@ export async function applyFault(world: World, f: PlannedFault): Promise<Applied
       return done(replica.id);
     }
     case "redis-restart-empty":
+      if (world.sentinel !== null) return done(null, "not with a Sentinel group");
       await world.redis.kill();
       await world.redis.restart();
       return done(null);
+    case "sentinel-failover": {
+      const group = world.sentinel;
+      if (group === null) return done(null, "no Sentinel group");
+      // One failover per round: the old master stays dead, so a second has no replica to promote.
+      if (failedOver.has(group)) return done(null, "already failed over");
+      failedOver.add(group);
+      // The master dies; the sentinels promote the replica (what was not replicated yet is lost).
+      await group.master.kill();
+      for (let i = 0; i < 300 && (await group.masterPort().catch(() => -1)) !== group.replica.port; i += 1)
+        await after(100);
+      return done(`127.0.0.1:${group.replica.port}`);
+    }
     case "worker-crash": {
       const worker = world.sim.workers[f.pick]?.name ?? "worker-1";
       const control = (path: string) =>

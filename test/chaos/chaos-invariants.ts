@@ -101,7 +101,8 @@ function fenced(e: Evidence): Verdict {
           f.skipped === undefined &&
           (f.kind === "kill-lock-holder" ||
             f.kind === "freeze-lock-holder" ||
-            f.kind === "redis-restart-empty"),
+            f.kind === "redis-restart-empty" ||
+            f.kind === "sentinel-failover"),
       )
       .map((f) => f.at)
       .sort((a, b) => a - b)[0];

@@ -43,6 +43,7 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
   const prng = createPrng(o.seed);
   const planned = drawFaults(prng, workers, lockTtlMs, o.only);
   const world = await startWorld({
+    sentinel: planned.some((f) => f.kind === "sentinel-failover"),
     seed: o.seed,
     replicas: o.replicas,
     workers,

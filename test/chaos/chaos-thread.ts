@@ -73,15 +73,17 @@ function buttons(m: StoredMessage): Button[] {
 const PREFERENCE: readonly string[] = [ActionId.Approve, ActionId.KeepWaiting, ActionId.ContinueAnyway];
 
 /**
- * Clicks the prompts the bot posts in the campaign's threads, each once, on a live replica (another one next time
- * when the click did not get through). Returns a poll function: call it as the round goes.
+ * Clicks the prompts the bot posts in the campaign's threads on a live replica (again, maybe on another one, while
+ * the prompt still shows its buttons). Returns a poll function: call it as the round goes.
  */
 export function createClicker(
   slack: FakeSlackWebApi,
   livePorts: () => number[],
   pick: (n: number) => number,
 ) {
-  const done = new Set<string>();
+  // When each prompt was last clicked: a prompt still offering its buttons 3 s after a click (the replica refused it,
+  // or died before recording it) is clicked again, as a person would.
+  const clicked = new Map<string, number>();
   return async (): Promise<number> => {
     let clicks = 0;
     for (const parent of slack.store.channelMessages(CHAOS_SLACK.channel)) {
@@ -93,7 +95,7 @@ export function createClicker(
         );
         if (choice === undefined) continue;
         const key = `${m.ts}:${choice.value}`;
-        if (done.has(key)) continue;
+        if (Date.now() - (clicked.get(key) ?? Number.NEGATIVE_INFINITY) < 3_000) continue;
         const ports = livePorts();
         const port = ports[pick(ports.length)];
         if (port === undefined) return clicks;
@@ -114,7 +116,7 @@ export function createClicker(
           signal: AbortSignal.timeout(5_000),
         }).catch(() => null);
         if (answer?.status === 200) {
-          done.add(key);
+          clicked.set(key, Date.now());
           clicks += 1;
         }
       }

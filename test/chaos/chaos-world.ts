@@ -1,9 +1,11 @@
-import { Redis } from "ioredis";
+import { pino } from "pino";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
+import { connectRedis, createRedisClient } from "../../src/jobs/redis/redis-client.js";
 import { createRedisJobStore } from "../../src/jobs/redis/redis-job-store.js";
 import type { JobStore } from "../../src/jobs/store/job-store.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/fake-slack-web-api.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+import { type SentinelGroup, startSentinelGroup } from "../redis/redis-sentinel-fixture.js";
 import { type RedisServerProcess, startRedisServer } from "../redis/redis-server-process.js";
 import { waitFor } from "../support/wait-for.js";
 import { type ControlRecorder, startControlRecorder } from "./control-recorder.js";
@@ -25,6 +27,8 @@ export interface WorldOptions {
   readonly workers: number;
   readonly lockTtlMs: number;
   readonly tag: string;
+  /** Redis as a Sentinel group (a master, a replica, three sentinels) instead of one server: for a failover. */
+  readonly sentinel: boolean;
 }
 
 /**
@@ -32,7 +36,9 @@ export interface WorldOptions {
  * simulated cluster in real time whose workers sit behind fault proxies, the executor's call log, R serve replicas.
  */
 export interface World {
+  /** The one Redis server, or the Sentinel group's master when `sentinel` is set (see `sentinel`). */
   readonly redis: RedisServerProcess;
+  readonly sentinel: SentinelGroup | null;
   readonly slack: FakeSlackWebApi;
   readonly sim: RunningSim;
   readonly proxies: readonly FaultProxy[];
@@ -49,8 +55,11 @@ export async function startWorld(o: WorldOptions): Promise<World> {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   };
   try {
-    const redis = await startRedisServer();
-    cleanups.push(() => redis.stop());
+    const sentinel = o.sentinel ? await startSentinelGroup() : null;
+    if (sentinel !== null) cleanups.push(() => sentinel.stop());
+    const redis = sentinel?.master ?? (await startRedisServer());
+    if (sentinel === null) cleanups.push(() => redis.stop());
+    const redisUrl = sentinel?.url ?? redis.url;
     const slack = await startFakeSlackWebApi({ botToken: CHAOS_SLACK.botToken });
     cleanups.push(() => slack.close());
     const proxies = await Promise.all(
@@ -107,22 +116,19 @@ export async function startWorld(o: WorldOptions): Promise<World> {
         SLACK_BOT_TOKEN: CHAOS_SLACK.botToken,
         SLACK_SIGNING_SECRET: CHAOS_SLACK.secret,
         SLACK_API_URL: slack.apiUrl,
-        REDIS_URL: redis.url,
+        REDIS_URL: redisUrl,
         CONNECT_ROLL_REDIS_PREFIX: CHAOS_PREFIX,
         CONNECT_ROLL_LOCK_TTL_MS: String(o.lockTtlMs),
         CONNECT_ROLL_ORPHAN_SWEEP_MS: "500",
       },
     });
     cleanups.push(() => replicas.close());
-    const client = new Redis(redis.url, {
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      lazyConnect: false,
-    });
-    client.on("error", () => undefined);
+    // The product's own client: through a Sentinel URL it follows a failover as the replicas' clients do.
+    const client = createRedisClient(redisUrl, pino({ level: "silent" }));
+    await connectRedis(client, redisUrl, AbortSignal.timeout(10_000));
     cleanups.push(async () => client.disconnect());
     const store = createRedisJobStore({ redis: client, prefix: CHAOS_PREFIX });
-    return { redis, slack, sim, proxies, recorder, replicas, store, close };
+    return { redis, sentinel, slack, sim, proxies, recorder, replicas, store, close };
   } catch (err) {
     await close();
     throw err;
