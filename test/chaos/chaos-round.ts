@@ -86,9 +86,25 @@ async function drive(
   const applied: AppliedFault[] = [];
   const crashStarts: number[] = [];
   const healing: Promise<void>[] = [];
+  let over = false;
+  const late: PlannedFault[] = [];
   const strike = (f: PlannedFault) => {
+    // A moment that comes once the round has ended hits nothing: recorded as such, not applied to a closing world.
+    if (over) return void late.push(f);
     if (f.kind === "worker-crash") crashStarts.push(Date.now());
-    healing.push(applyFault(world, f).then((a) => void applied.push(a)));
+    healing.push(
+      applyFault(world, f).then(
+        (a) => void applied.push(a),
+        (err: unknown) =>
+          void applied.push({
+            kind: f.kind,
+            target: null,
+            at: Date.now(),
+            until: Date.now(),
+            skipped: `failed: ${String(err)}`,
+          }),
+      ),
+    );
   };
   world.sim.cluster.onEvent((e) =>
     workerEvents.push({ worker: e.worker, kind: e.kind === "worker-up" ? "up" : "down", at: Date.now() }),
@@ -179,15 +195,29 @@ async function drive(
     }
     await pause(100);
   }
+  over = true;
   await Promise.all(healing);
   for (const r of world.replicas.replicas) if (r.stopped()) r.thaw();
   const never = planned.filter((f) => f.moment.kind === "after-restart" && f.moment.n > calls);
   const faults = [
     ...applied,
     ...never.map((f) => ({ kind: f.kind, target: null, at: 0, until: 0, skipped: "its moment never came" })),
+    ...late.map((f) => ({
+      kind: f.kind,
+      target: null,
+      at: 0,
+      until: 0,
+      skipped: "its moment came after the round",
+    })),
   ];
-  const lock = await world.store.readLock("sim").catch(() => null);
-  const open = await world.store.listJobs({ unfinishedOnly: true }).catch(() => []);
+  const unreadable = (e: unknown) => `unreadable (${e instanceof Error ? e.message : String(e)})`;
+  const lock = await world.store
+    .readLock("sim")
+    .then((l) => (l === null ? null : `${l.owner} (job ${l.jobId})`), unreadable);
+  const open = await world.store.listJobs({ unfinishedOnly: true }).then(
+    (jobs) => jobs.map((j) => j.id),
+    (e: unknown) => [unreadable(e)],
+  );
   return {
     workers: world.sim.workers.map((w) => w.name),
     ttlMs: o.lockTtlMs,
@@ -196,10 +226,7 @@ async function drive(
     rollouts: threads(),
     faults,
     succeededWhileDown,
-    leftovers: {
-      lock: lock === null ? null : `${lock.owner} (job ${lock.jobId})`,
-      unfinishedJobs: open.map((j) => j.id),
-    },
+    leftovers: { lock, unfinishedJobs: open },
     timedOut,
   };
 }
