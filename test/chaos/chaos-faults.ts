@@ -58,7 +58,7 @@ export async function applyFault(world: World, f: PlannedFault): Promise<Applied
   switch (f.kind) {
     case "kill-lock-holder":
     case "freeze-lock-holder": {
-      const holder = await world.store.readLock("sim").catch(() => null);
+      const holder = await world.withStore((store) => store.readLock("sim")).catch(() => null);
       const replica = holder === null ? undefined : world.replicas.byId(holder.owner);
       if (replica === undefined || !replica.up() || replica.stopped())
         return done(null, holder === null ? "no lock holder" : `holder ${holder.owner} not a live replica`);

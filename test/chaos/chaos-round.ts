@@ -185,8 +185,10 @@ async function drive(
       all.every((t) => t.reports.length + t.recordLost.length > 0) &&
       (latest?.reports.length ?? 0) > 0;
     if (ended && Date.now() - commandAt > lastCommandMoment) {
-      const lock = await world.store.readLock("sim").catch(() => "unreadable");
-      const open = await world.store.listJobs({ unfinishedOnly: true }).catch(() => null);
+      const lock = await world.withStore((store) => store.readLock("sim")).catch(() => "unreadable");
+      const open = await world
+        .withStore((store) => store.listJobs({ unfinishedOnly: true }))
+        .catch(() => null);
       if (lock === null && open !== null && open.length === 0) break;
     }
     if (Date.now() > deadline) {
@@ -211,13 +213,15 @@ async function drive(
     })),
   ];
   const unreadable = (e: unknown) => `unreadable (${e instanceof Error ? e.message : String(e)})`;
-  const lock = await world.store
-    .readLock("sim")
+  const lock = await world
+    .withStore((store) => store.readLock("sim"))
     .then((l) => (l === null ? null : `${l.owner} (job ${l.jobId})`), unreadable);
-  const open = await world.store.listJobs({ unfinishedOnly: true }).then(
-    (jobs) => jobs.map((j) => j.id),
-    (e: unknown) => [unreadable(e)],
-  );
+  const open = await world
+    .withStore((store) => store.listJobs({ unfinishedOnly: true }))
+    .then(
+      (jobs) => jobs.map((j) => j.id),
+      (e: unknown) => [unreadable(e)],
+    );
   return {
     workers: world.sim.workers.map((w) => w.name),
     ttlMs: o.lockTtlMs,

@@ -44,8 +44,11 @@ export interface World {
   readonly proxies: readonly FaultProxy[];
   readonly recorder: ControlRecorder;
   readonly replicas: ReplicaSet;
-  /** The campaign's own view of the bot's store (to find the lock holder, and leftovers at the end). */
-  readonly store: JobStore;
+  /**
+   * The campaign's own look at the bot's store (to find the lock holder, and leftovers at the end), each through a
+   * fresh connection: a client kept across a failover or a Redis restart may still be reconnecting when asked.
+   */
+  withStore<T>(read: (store: JobStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -123,12 +126,16 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       },
     });
     cleanups.push(() => replicas.close());
-    // The product's own client: through a Sentinel URL it follows a failover as the replicas' clients do.
-    const client = createRedisClient(redisUrl, pino({ level: "silent" }));
-    await connectRedis(client, redisUrl, AbortSignal.timeout(10_000));
-    cleanups.push(async () => client.disconnect());
-    const store = createRedisJobStore({ redis: client, prefix: CHAOS_PREFIX });
-    return { redis, sentinel, slack, sim, proxies, recorder, replicas, store, close };
+    const withStore = async <T>(read: (store: JobStore) => Promise<T>): Promise<T> => {
+      const client = createRedisClient(redisUrl, pino({ level: "silent" }));
+      try {
+        await connectRedis(client, redisUrl, AbortSignal.timeout(5_000), 5_000);
+        return await read(createRedisJobStore({ redis: client, prefix: CHAOS_PREFIX }));
+      } finally {
+        client.disconnect();
+      }
+    };
+    return { redis, sentinel, slack, sim, proxies, recorder, replicas, withStore, close };
   } catch (err) {
     await close();
     throw err;
