@@ -81,7 +81,8 @@ function noOverlap(e: Evidence): Verdict {
 
 /**
  * A replica frozen for longer than the lease lost it: once it wakes it must issue no restart until something frees
- * the lock again (the lock holder killed or frozen, Redis emptied: then it may win the lock fairly).
+ * the lock again (the lock holder killed or frozen, Redis emptied or failed over, even while it slept: then it may
+ * win the lock fairly, with a new fence).
  */
 function fenced(e: Evidence): Verdict {
   const calls = accepted(e);
@@ -97,7 +98,8 @@ function fenced(e: Evidence): Verdict {
     const reset = e.faults
       .filter(
         (f) =>
-          f.at > z.until &&
+          f.at > z.at &&
+          f.target !== z.target &&
           f.skipped === undefined &&
           (f.kind === "kill-lock-holder" ||
             f.kind === "freeze-lock-holder" ||
