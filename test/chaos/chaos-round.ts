@@ -30,6 +30,10 @@ export interface RoundResult {
   readonly diagnostics: readonly string[];
 }
 
+/** The thread's word for a successful rollout ("✅ succeeded", "✅ sim rolling restart succeeded after 7s"), not any
+ * "succeeded" (a note may say "before a renewal succeeded"). */
+const SUCCESS_SAID = /✅[^\n]*\bsucceeded\b/;
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -115,7 +119,7 @@ async function drive(
     const m = change.message;
     if (change.kind === "message-posted") postedAt.set(m.ts, Date.now());
     const thread = m.threadTs ?? m.ts;
-    if (said.has(thread) || !/\bsucceeded\b/.test(m.text)) return;
+    if (said.has(thread) || !SUCCESS_SAID.test(m.text)) return;
     said.add(thread);
     // The simulator is in this process: its tasks at the very moment the thread says so.
     const down = world.sim.cluster
