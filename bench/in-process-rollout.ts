@@ -34,6 +34,8 @@ export interface InProcessRolloutOptions {
   /** Decisions for approval prompts by kind; default: each prompt's first ("go") option. */
   readonly decide?: (kind: string) => Decision;
   readonly store?: JobStore;
+  /** The lease of the cluster lock (renewed every third of it, in real time). Default 60 s. */
+  readonly lockTtlMs?: number;
   readonly logger?: Logger;
   readonly onEvent?: (event: RolloutEvent, state: RolloutState) => void;
   /** Keep the reader's single-worker probe (the product's reader); off, the runner polls the whole cluster. */
@@ -93,7 +95,7 @@ export async function runInProcessRollout(o: InProcessRolloutOptions): Promise<I
     clock,
     logger,
     owner: "in-process",
-    lockTtlMs: 60_000,
+    lockTtlMs: o.lockTtlMs ?? 60_000,
     env: {},
     clusterOf: () => cluster,
     approvals,

@@ -180,8 +180,18 @@ export function createThreadNotifier(options: ThreadNotifierOptions): Notifier {
     },
     handleOf: (key) => messages.get(key)?.handle ?? null,
     forget(keyPrefix) {
+      // A parent stays while a reply to it is queued: the reply needs its ts (a flush that timed out forgets early).
+      const parents = new Set<string>();
+      for (const q of queues.values())
+        for (const item of q.items)
+          if (item.kind === "post" && item.threadKey !== undefined) parents.add(item.threadKey);
       for (const [key, tracked] of messages) {
-        if (!key.startsWith(keyPrefix) || tracked.pending !== undefined || tracked.state === "queued")
+        if (
+          !key.startsWith(keyPrefix) ||
+          tracked.pending !== undefined ||
+          tracked.state === "queued" ||
+          parents.has(key)
+        )
           continue;
         messages.delete(key);
       }

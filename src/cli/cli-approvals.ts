@@ -11,7 +11,7 @@ const APPROVE_FLAG_KINDS: Readonly<Record<string, readonly ApprovalKind[]>> = {
   slow: ["slow-gate"],
   "gate-failed": ["gate-failed"],
   config: ["config-changed"],
-  restart: ["restart-failed", "restart-unconfirmed"],
+  restart: ["restart-failed", "restart-unconfirmed", "recently-started"],
   "task-restart": ["task-restart"],
 };
 
@@ -19,7 +19,11 @@ const APPROVE_FLAG_KINDS: Readonly<Record<string, readonly ApprovalKind[]>> = {
  * Prompts whose "go" may restart a worker a second time (the first restart may have acted). `--yes` never answers
  * them: only a named `--approve=restart` (or a person at the prompt) can.
  */
-const SECOND_RESTART_KINDS: readonly ApprovalKind[] = ["restart-failed", "restart-unconfirmed"];
+const SECOND_RESTART_KINDS: readonly ApprovalKind[] = [
+  "restart-failed",
+  "restart-unconfirmed",
+  "recently-started",
+];
 
 export type ApprovePolicy =
   | { readonly kind: "all" }
@@ -59,7 +63,12 @@ export interface CliApprovalOptions {
  * are asked on a terminal, and answered "abort" when nobody can be asked (CI), so nothing risky happens unattended.
  */
 export function createCliApprovals(o: CliApprovalOptions): ApprovalSource {
-  const go = (approval: PendingApproval): Decision => approval.options.find((d) => d !== "abort") ?? "abort";
+  // A flag that allows a second restart means "restart": for recently started workers that is `approve`, not the
+  // prompt's first option (which counts them as restarted, what `--since` does from the terminal).
+  const go = (approval: PendingApproval): Decision =>
+    approval.kind === "recently-started" && approval.options.includes("approve")
+      ? "approve"
+      : (approval.options.find((d) => d !== "abort") ?? "abort");
   return {
     async wait(_job, approval, signal): Promise<DecisionRecord> {
       const risksSecondRestart = SECOND_RESTART_KINDS.includes(approval.kind);
@@ -76,10 +85,13 @@ export function createCliApprovals(o: CliApprovalOptions): ApprovalSource {
         const flag = Object.entries(APPROVE_FLAG_KINDS).find(([, kinds]) =>
           kinds.includes(approval.kind),
         )?.[0];
+        const facts = approval.facts;
         const why =
-          o.policy.kind === "all" && risksSecondRestart
-            ? `--yes never answers ${approval.kind}: it may restart a worker twice; pass --approve=restart to allow it`
-            : `no terminal to ask and no --approve=${flag ?? approval.kind} or --yes`;
+          facts.kind === "recently-started"
+            ? `${facts.workers.map((w) => w.worker).join(", ")} started long after the others; rerun with --since ${new Date(Math.min(...facts.workers.map((w) => w.startedAt))).toISOString()} to count them as restarted, or --approve=restart to restart them too`
+            : o.policy.kind === "all" && risksSecondRestart
+              ? `--yes never answers ${approval.kind}: it may restart a worker twice; pass --approve=restart to allow it`
+              : `no terminal to ask and no --approve=${flag ?? approval.kind} or --yes`;
         return { decision: "abort", by: `the CLI policy (${why})`, at: o.now() };
       }
       const rl = createInterface({ input: o.input, output: o.output });

@@ -33,6 +33,8 @@ const envSchema = z.object({
     .default("connect-roll:"),
   /** Lease of a cluster lock; renewed every third of it. A crashed runner's rollout is taken over after it expires. */
   CONNECT_ROLL_LOCK_TTL_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+  /** How often `serve` looks for rollouts whose lease expired (a crashed replica's), to take them over. */
+  CONNECT_ROLL_ORPHAN_SWEEP_MS: z.coerce.number().int().min(200).max(600_000).default(15_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

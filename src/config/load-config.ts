@@ -68,11 +68,20 @@ export function parseConfigText(text: string, options: ParseConfigOptions = {}):
   return { kind: "valid", config, warnings: ruled };
 }
 
-/** A cluster whose executor is broken keeps a stand-in executor, so the rules still check its workers and gate. */
-const executorPlaceholder: Placeholder = (path) => {
+/**
+ * A cluster whose executor is broken keeps a stand-in executor, so the rules still check its workers and gate. A
+ * kubernetes executor's stand-in stays kubernetes: its rules are about the workers (every worker needs its pod).
+ */
+const executorPlaceholder: Placeholder = (path, raw) => {
   const i = path.indexOf("executor");
   if (path[0] !== "clusters" || i !== 2) return null;
-  return { at: path.slice(0, 3), value: { kind: "sim", controlUrl: "http://placeholder.invalid" } };
+  const written = (raw as { clusters?: Record<string, { executor?: { kind?: unknown } }> } | null)
+    ?.clusters?.[String(path[1])]?.executor?.kind;
+  const value =
+    written === "kubernetes"
+      ? { kind: "kubernetes", namespace: "placeholder", statefulSet: "placeholder", container: "placeholder" }
+      : { kind: "sim", controlUrl: "http://placeholder.invalid" };
+  return { at: path.slice(0, 3), value };
 };
 
 function normalise(config: Config, env: Readonly<Record<string, string | undefined>>): Config {

@@ -105,6 +105,8 @@ function compact(value: unknown): unknown {
  */
 export type Placeholder = (
   path: readonly PropertyKey[],
+  /** The document as written (to keep what of the broken value can be kept, e.g. an executor's kind). */
+  raw: unknown,
 ) => { at: readonly PropertyKey[]; value: unknown } | null;
 
 function setAt(root: unknown, path: readonly PropertyKey[], value: unknown): boolean {
@@ -134,7 +136,7 @@ export function checkSchema<T>(
       const paths =
         issue.code === "unrecognized_keys" ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
       for (const p of paths) {
-        const stand = placeholder(p);
+        const stand = placeholder(p, raw);
         if (stand && setAt(current, stand.at, stand.value)) {
           changed = true;
           removed.push(formatPath(stand.at));

@@ -14,6 +14,11 @@ export interface StartSimOptions extends SimOptionsInput {
   /** Port of the control server (DESIGN §4 `--port`); 0 = any free port. */
   readonly controlPort?: number;
   readonly assignorFactory?: AssignorFactory;
+  /**
+   * Connect's `rest.advertised.port`: the port each worker reports as its id and URL instead of the one it listens
+   * on, for a proxy in front of it (in worker order). Default: the ports it listens on.
+   */
+  readonly advertisedPorts?: readonly number[];
 }
 
 export interface SimWorkerEndpoint {
@@ -28,6 +33,8 @@ export interface RunningSim {
   readonly clock: Clock;
   readonly workers: readonly SimWorkerEndpoint[];
   readonly controlUrl: string;
+  /** Where each worker's REST and metrics server really listens (in worker order); `url` when nothing is advertised. */
+  readonly listenUrls: readonly string[];
   /** Resolves once worker ports match worker states (after in-process state changes). */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -44,7 +51,7 @@ function listenControl(server: Server, host: string, port: number): Promise<numb
 }
 
 export async function startSim(input: StartSimOptions = {}): Promise<RunningSim> {
-  const { controlPort = 0, assignorFactory, ...rest } = input;
+  const { controlPort = 0, assignorFactory, advertisedPorts, ...rest } = input;
   const options = resolveSimOptions(rest);
   let cluster: SimCluster | null = null;
   let view: ConnectView | null = null;
@@ -62,7 +69,13 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     ),
   );
   const ports = await servers.bind();
-  const sim = createSimCluster({ ...options, ports, ...(assignorFactory ? { assignorFactory } : {}) });
+  if (advertisedPorts !== undefined && advertisedPorts.length !== ports.length)
+    throw new Error(`advertisedPorts names ${advertisedPorts.length} ports for ${ports.length} workers`);
+  const sim = createSimCluster({
+    ...options,
+    ports: advertisedPorts ?? ports,
+    ...(assignorFactory ? { assignorFactory } : {}),
+  });
   cluster = sim;
   view = sim.connect;
   sim.onEvent((event) => {
@@ -85,6 +98,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       workerId: w.workerId,
     })),
     controlUrl: `http://${options.host}:${port}`,
+    listenUrls: ports.map((p) => `http://${options.host}:${p}`),
     settle: () => servers.settle(),
     close() {
       closing ??= (async () => {

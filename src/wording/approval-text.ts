@@ -52,6 +52,8 @@ function promptOf(f: ApprovalFacts): string {
       return `A restart of ${f.worker} was issued before a takeover but cannot be confirmed. Restart it again?`;
     case "task-restart":
       return `After restarting ${f.worker}, ${f.tasks.length === 1 ? "1 exactly-once task" : `${f.tasks.length} exactly-once tasks`} FAILED on a fencing error. Restart the failed tasks and keep waiting?`;
+    case "recently-started":
+      return `${recentList(f)} started ${age(f.now - Math.max(...f.workers.map((w) => w.startedAt)))} ago, the others ${age(f.now - f.othersStartedAt)} ago: an interrupted rollout? Count ${f.workers.length === 1 ? "it" : "them"} as restarted (skip), or restart ${f.workers.length === 1 ? "it" : "them"} too?`;
   }
 }
 
@@ -95,7 +97,30 @@ function detailsOf(f: ApprovalFacts): readonly string[] {
         "Restart the failed tasks: POST /connectors/{name}/tasks/{id}/restart for each, and the gate keeps waiting for them to commit a transaction; continue: the next worker anyway; abort: nothing more.",
         ...f.reasons.filter((r) => r.code !== "task-failed").map((r) => r.message),
       ];
+    case "recently-started":
+      return [
+        ...f.workers.map((w) => `${w.worker}: process started ${isoTime(w.startedAt)}`),
+        `the other workers started by ${isoTime(f.othersStartedAt)}`,
+        `From a terminal: \`connect-roll run … ${f.cluster} restart --since ${isoTime(Math.min(...f.workers.map((w) => w.startedAt)))}\` counts ${f.workers.length === 1 ? "it" : "them"} as restarted.`,
+      ];
   }
+}
+
+/** "worker-1" or "worker-1 and worker-3". */
+function recentList(f: Extract<ApprovalFacts, { kind: "recently-started" }>): string {
+  const names = f.workers.map((w) => w.worker);
+  return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+/** "40s", "3h05m", "3d": how long ago a process started. */
+function age(ms: number): string {
+  const day = 86_400_000;
+  return ms >= 2 * day ? `${Math.round(ms / day)}d` : formatDuration(ms);
+}
+
+/** "2026-12-01T10:00:00.000Z": what `--since` takes. */
+function isoTime(epochMs: number): string {
+  return new Date(epochMs).toISOString();
 }
 
 function stalledTasks(reasons: readonly GateReason[]) {

@@ -81,6 +81,20 @@ describe("thread notifier over the fake Web API", () => {
     expect(fake.calls("chat.update").map((c) => c.params.text)).toEqual(["other, edited"]);
   });
 
+  it("forgetting a job whose flush timed out keeps its parent while replies to it are still queued", async () => {
+    notifier.post("C1", { text: "parent" }, { key: "job7:parent" });
+    expect(await clock.run(notifier.flush(5000))).toEqual({ kind: "flushed" });
+    // A burst of 429s holds the channel longer than the flush waits (a backlog after Slack was down).
+    fake.failNext("chat.postMessage", { status: 429, retryAfterSeconds: 10, times: 2 });
+    notifier.post("C1", { text: "step 4" }, { key: "job7:step:4", threadKey: "job7:parent" });
+    notifier.post("C1", { text: "final report" }, { key: "job7:report", threadKey: "job7:parent" });
+    expect((await clock.run(notifier.flush(1000))).kind).not.toBe("flushed");
+    notifier.forget("job7:");
+    expect(await clock.run(notifier.flush(60_000))).toEqual({ kind: "flushed" });
+    const parentTs = fake.store.channelMessages("C1")[0]?.ts ?? "";
+    expect(fake.store.thread("C1", parentTs)?.replies.map((m) => m.text)).toEqual(["step 4", "final report"]);
+  });
+
   it("posts in order per channel and threads replies under their parent", async () => {
     const parent = notifier.post("C1", { text: "rollout of prod" }, { key: "job1:parent" });
     for (let i = 1; i <= 5; i += 1)

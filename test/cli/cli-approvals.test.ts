@@ -24,6 +24,13 @@ const FACTS: Readonly<Record<ApprovalKind, ApprovalFacts>> = {
     tasks: [{ task: "orders/1", workerId: "worker-2:8083", trace: "ConnectException: boom" }],
     reasons: [],
   },
+  "recently-started": {
+    kind: "recently-started",
+    cluster: "prod",
+    workers: [{ worker: "worker-2", startedAt: Date.UTC(2026, 11, 1, 10, 0, 0) }],
+    othersStartedAt: Date.UTC(2026, 10, 28, 10, 0, 0),
+    now: Date.UTC(2026, 11, 1, 10, 0, 40),
+  },
 };
 
 function approval(kind: ApprovalKind): PendingApproval {
@@ -56,6 +63,27 @@ describe("CLI approvals", () => {
       const d = await approvals({ kind: "all" }).wait(job, approval(kind), new AbortController().signal);
       expect(d.decision).toBe("approve");
     }
+  });
+
+  it("--yes never restarts recently started workers again: abort, saying which --since counts them as restarted", async () => {
+    const asked: PendingApproval = {
+      ...approval("recently-started"),
+      step: null,
+      options: ["continue", "approve", "abort"],
+    };
+    const d = await approvals({ kind: "all" }).wait(job, asked, new AbortController().signal);
+    expect(d.decision).toBe("abort");
+    expect(d.by).toContain(
+      "worker-2 started long after the others; rerun with --since 2026-12-01T10:00:00.000Z",
+    );
+    const parsed = parseApproveFlag("restart");
+    if (parsed.kind !== "ok") throw new Error(parsed.message);
+    const named = await approvals({ kind: "some", kinds: parsed.kinds }).wait(
+      job,
+      asked,
+      new AbortController().signal,
+    );
+    expect(named.decision).toBe("approve");
   });
 
   it("the named --approve=restart answers a second restart's prompt", async () => {

@@ -50,6 +50,31 @@ describe("config problems all at once", () => {
     expect(lines).toEqual([...lines].sort((a, b) => a - b));
   });
 
+  it("a broken kubernetes executor still gets the rules of the sections that parsed: pods, names, time zones", () => {
+    const errors = errorsOf(`
+slack:
+  changeWindows:
+    - { days: [mon], start: "09:00", end: "17:00", timezone: Mars/Olympus }
+clusters:
+  prod:
+    workers:
+      - { name: w1, url: http://10.0.0.1:8083 }
+      - { name: w1, url: http://10.0.0.2:8083 }
+    versions: { image: "registry/connect:{version}" }
+    executor: { kind: kubernetes, namespace: kafka, statefulSet: connect }
+    gate: { pollIntervalMs: 5000, colour: blue }
+`);
+    const rules = errors.map((p) => `${p.path} ${p.rule}`);
+    expect(rules).toEqual([
+      "slack.changeWindows[0].timezone change-window-timezone",
+      "clusters.prod.workers[0].pod kubernetes-needs-pods",
+      "clusters.prod.workers[1].name unique-worker-names",
+      "clusters.prod.workers[1].pod kubernetes-needs-pods",
+      "clusters.prod.executor.container schema",
+      "clusters.prod.gate.colour schema",
+    ]);
+  });
+
   it("never shows zod's discriminator wording", () => {
     for (const p of errorsOf(twoClusters)) expect(p.message).not.toMatch(/discriminator|Invalid input/);
   });

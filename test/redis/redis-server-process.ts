@@ -126,7 +126,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   await waitForPing(port, child, options.probeTls);
   let stopped = false;
   const signal = (name: NodeJS.Signals) => {
-    if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, name);
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null)
+      process.kill(child.pid, name);
   };
   return {
     port,

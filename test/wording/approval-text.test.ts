@@ -37,6 +37,25 @@ interface Case {
 /** Every prompt core asks, by its facts, and the words a person reads. */
 const CASES: Case[] = [
   {
+    name: "workers started long after the rest",
+    facts: {
+      kind: "recently-started",
+      cluster: "prod-cluster",
+      workers: [{ worker: "connect-1", startedAt: Date.UTC(2026, 11, 1, 10, 0, 0) }],
+      othersStartedAt: Date.UTC(2026, 10, 28, 10, 0, 40),
+      now: Date.UTC(2026, 11, 1, 10, 0, 40),
+    },
+    step: null,
+    options: ["continue", "approve", "abort"],
+    prompt:
+      "connect-1 started 40s ago, the others 3d ago: an interrupted rollout? Count it as restarted (skip), or restart it too?",
+    details: [
+      "connect-1: process started 2026-12-01T10:00:00.000Z",
+      "the other workers started by 2026-11-28T10:00:40.000Z",
+      "From a terminal: `connect-roll run … prod-cluster restart --since 2026-12-01T10:00:00.000Z` counts it as restarted.",
+    ],
+  },
+  {
     name: "blocking findings",
     facts: {
       kind: "blocking-findings",

@@ -51,7 +51,9 @@ function decisionText(record: ApprovalRecord): string {
     case "keep-waiting":
       return `⏳ Keep waiting (asked by ${who} at ${at})`;
     case "continue":
-      return `⚠️ Continued anyway by ${who} at ${at}`;
+      return record.kind === "recently-started"
+        ? `⏭️ Counted as restarted by ${who} at ${at}`
+        : `⚠️ Continued anyway by ${who} at ${at}`;
     case "restart-tasks":
       return `🔁 Failed tasks restarted by ${who} at ${at}`;
   }
@@ -89,8 +91,21 @@ function decisionButton(state: RolloutState, approval: PendingApproval, decision
   const value = encodeActionValue({ jobId: state.jobId, approvalId: approval.id });
   const step = approval.step === null ? undefined : state.steps.find((s) => s.step === approval.step);
   const where = step === undefined ? "" : ` Step ${step.step} (${step.worker})`;
+  const recent = approval.kind === "recently-started";
   switch (decision) {
     case "approve":
+      if (recent)
+        return button({
+          text: "Restart them too",
+          actionId: ActionId.Approve,
+          value,
+          confirm: confirmDialog({
+            title: "Restart them again?",
+            text: "They started long after the others, perhaps restarted by a rollout whose record was lost. Restarting them again is a second restart.",
+            confirm: "Restart them too",
+            deny: "Cancel",
+          }),
+        });
       return button({ text: "Approve", actionId: ActionId.Approve, value, style: "primary" });
     case "keep-waiting":
       return button({ text: "Keep waiting", actionId: ActionId.KeepWaiting, value });
@@ -116,6 +131,13 @@ function decisionButton(state: RolloutState, approval: PendingApproval, decision
         }),
       });
     case "continue":
+      if (recent)
+        return button({
+          text: "Skip them (count as restarted)",
+          actionId: ActionId.ContinueAnyway,
+          value,
+          style: "primary",
+        });
       return button({
         text: "Continue anyway",
         actionId: ActionId.ContinueAnyway,

@@ -22,6 +22,7 @@ const APPROVAL_LABELS: Readonly<Record<ApprovalKind, string>> = {
   "restart-failed": "restart failed",
   "restart-unconfirmed": "restart unconfirmed",
   "task-restart": "exactly-once tasks failed fencing",
+  "recently-started": "workers started recently",
 };
 
 export function approvalLabel(kind: ApprovalKind): string {

@@ -31,6 +31,8 @@ Environment:
   SLACK_API_URL          base URL of the Web API (sandbox and tests)
   CONNECT_ROLL_REPLICA_ID  this replica's name (default host-pid)
   CONNECT_ROLL_REDIS_PREFIX  prefix of every Redis key (default connect-roll:); the same for run and serve
+  CONNECT_ROLL_LOCK_TTL_MS   lease of a cluster lock (default 30000)
+  CONNECT_ROLL_ORPHAN_SWEEP_MS  how often a crashed replica's rollouts are looked for (default 15000)
   LOG_LEVEL              fatal|error|warn|info|debug|trace (default info)
 
 Routes (HTTP mode): POST /slack/events, GET /healthz (process), GET /readyz (store reachable, config loaded).
@@ -118,6 +120,7 @@ Options:
         logger,
         replicaId: env.CONNECT_ROLL_REPLICA_ID ?? `${hostname()}-${process.pid}`,
         lockTtlMs: env.CONNECT_ROLL_LOCK_TTL_MS,
+        orphanSweepMs: env.CONNECT_ROLL_ORPHAN_SWEEP_MS,
         wallClock: systemClock,
         env: io.env,
       });

@@ -24,7 +24,8 @@ export type ApprovalKind =
   | "config-changed"
   | "restart-failed"
   | "restart-unconfirmed"
-  | "task-restart";
+  | "task-restart"
+  | "recently-started";
 
 /** What the cluster showed of a worker when a person was asked about it. */
 export type WorkerSeen =
@@ -85,6 +86,18 @@ export type ApprovalFacts =
       }[];
       /** The gate's other reasons at the time. */
       readonly reasons: readonly GateReason[];
+    }
+  | {
+      /**
+       * A plain restart without `since` found workers whose process started long after the rest (an interrupted
+       * rollout whose record is lost?): restart them too (`approve`), or count them as restarted (`continue`).
+       */
+      readonly kind: "recently-started";
+      readonly cluster: string;
+      readonly workers: readonly { readonly worker: string; readonly startedAt: number }[];
+      /** When the other workers' processes started (the latest of them). */
+      readonly othersStartedAt: number;
+      readonly now: number;
     };
 
 const KIND_OF_FACTS: Readonly<Record<ApprovalFacts["kind"], ApprovalKind>> = {
@@ -97,6 +110,7 @@ const KIND_OF_FACTS: Readonly<Record<ApprovalFacts["kind"], ApprovalKind>> = {
   "restart-failed": "restart-failed",
   "restart-unconfirmed": "restart-unconfirmed",
   "task-restart": "task-restart",
+  "recently-started": "recently-started",
 };
 
 /** The approval kind a prompt about these facts is (what `--approve` names and the decision options go by). */

@@ -157,6 +157,19 @@ export function onDecision(
     effects: [decided, { kind: "read-cluster", afterMs: 0 }],
   });
   switch (resume.kind) {
+    case "planning": {
+      // "continue" at a recently-started prompt: those workers count as restarted (since the earliest of them).
+      const facts = p.approval.facts;
+      const since =
+        decision === "continue" && facts.kind === "recently-started"
+          ? Math.min(...facts.workers.map((w) => w.startedAt))
+          : undefined;
+      return readNow({
+        ...decidedState,
+        ...(since === undefined ? {} : { target: { ...decidedState.target, since } }),
+        phase: { kind: "planning" },
+      });
+    }
     case "before-step": {
       // An eager window is approved once for the whole window: the grant is recorded at its first step.
       const grantStep =

@@ -3,6 +3,7 @@ import type { Plan, PlanDataFlow } from "../plan/plan-types.js";
 import { learnBaselineFlow } from "../settle/assess-flow.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import { done, type PhaseResult, reenter } from "./phase-result.js";
+import { recentlyStarted } from "./recent-starts.js";
 import type { UnsettledStart } from "./rollout-reasons.js";
 import type { RolloutState, StepRecord } from "./rollout-state.js";
 import { freezeOf, pendingStep } from "./step-helpers.js";
@@ -48,6 +49,8 @@ export function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: numb
     learning.kind === "learned"
       ? { kind: "visible", flowing: learning.flow.flowing.length, idle: learning.flow.idle }
       : dataFlowOf(snapshot);
+  const recent = askAboutRecentStarts(s, snapshot, now);
+  if (recent !== null) return done(recent);
   const plan: Plan = planRollout(snapshot, s.target, s.settings.planPolicy, dataFlow);
   const steps: StepRecord[] = plan.steps.map((p) =>
     pendingStep({
@@ -88,6 +91,27 @@ export function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: numb
       ),
     );
   return reenter({ kind: "before-step" }, next, planned);
+}
+
+/**
+ * A plain restart without `since` on a cluster where some workers started long after the rest (an interrupted
+ * rollout whose record Redis lost?) asks first: restart them too, or count them as restarted. Asked once.
+ */
+function askAboutRecentStarts(s: RolloutState, snapshot: ClusterSnapshot, now: number) {
+  if (s.target.kind !== "restart" || s.target.since !== undefined) return null;
+  if (s.approvals.some((a) => a.kind === "recently-started")) return null;
+  const recent = recentlyStarted(snapshot, now);
+  if (recent === null) return null;
+  return ask(
+    s,
+    now,
+    {
+      step: null,
+      facts: { kind: "recently-started", cluster: s.cluster, ...recent, now },
+      options: ["continue", "approve", "abort"],
+    },
+    { kind: "planning" },
+  );
 }
 
 const SETTLED_TASK_STATES: ReadonlySet<string> = new Set(["RUNNING", "PAUSED", "FAILED"]);

@@ -153,6 +153,8 @@ export type Phase =
 /** Where to go once an approval is granted. */
 export type ResumePoint =
   | { readonly kind: "before-step"; readonly step: number; readonly approved: ApprovalKind }
+  /** Planned again after the decision (a question asked before the plan's own, e.g. recently started workers). */
+  | { readonly kind: "planning" }
   | { readonly kind: "settling"; readonly step: number; readonly baseline: Baseline }
   | { readonly kind: "step-done"; readonly step: number }
   | { readonly kind: "retry-restart"; readonly step: number; readonly baseline: Baseline | null };

@@ -75,9 +75,14 @@ function recordGone(ctx: RunContext, state: RolloutState, cause: unknown): RunOu
   return { kind: "lock-lost", state };
 }
 
-/** Stops on a lost lease or a shutdown, and says which (the signal's reason, or the store's refusal). */
-function interrupted(ctx: RunContext, state: RolloutState, reason: unknown): RunOutcome {
+/**
+ * Stops on a lost lease or a shutdown, and says which (the signal's reason, or the store's refusal). A lease lost
+ * because Redis forgot everything (the lock keeper's renewal found no lock) is a lost record: no replica can resume
+ * it, so the thread must propose the rerun rather than promise a takeover. One bounded read tells them apart.
+ */
+async function interrupted(ctx: RunContext, state: RolloutState, reason: unknown): Promise<RunOutcome> {
   const lost = isAppError(reason, ErrorCode.LockLost) || isAppError(ctx.signal.reason, ErrorCode.LockLost);
+  if (lost && (await recordMissing(ctx))) return recordGone(ctx, state, reason);
   const detail = reason instanceof Error ? reason.message : String(reason ?? "stopped");
   notify(
     ctx,
@@ -86,4 +91,25 @@ function interrupted(ctx: RunContext, state: RolloutState, reason: unknown): Run
       : { kind: "rollout-interrupted", why: "shutdown", detail },
   );
   return { kind: "lock-lost", state };
+}
+
+const RECORD_CHECK_MS = 2_000;
+
+/** True only when the store answers that the job's record does not exist (not on a timeout or another error). */
+async function recordMissing(ctx: RunContext): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), RECORD_CHECK_MS);
+  });
+  try {
+    const answer = await Promise.race([
+      ctx.deps.store.loadJob(ctx.record.id).then(() => "found" as const),
+      timeout,
+    ]);
+    return answer !== "found" && answer !== "timeout";
+  } catch (e) {
+    return isAppError(e, ErrorCode.JobNotFound);
+  } finally {
+    clearTimeout(timer);
+  }
 }

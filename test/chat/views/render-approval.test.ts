@@ -186,3 +186,50 @@ describe("renderApprovalPrompt", () => {
     expect(blockText(m)).toMatch(/\n {2}\+3\d more\n/);
   });
 });
+
+describe("the prompt about workers started long after the rest", () => {
+  const asked: PendingApproval = {
+    id: "job-1:a1",
+    kind: "recently-started",
+    step: null,
+    options: ["continue", "approve", "abort"],
+    askedAt: stepStart(1),
+    facts: {
+      kind: "recently-started",
+      cluster: "prod-cluster",
+      workers: [{ worker: "connect-1", startedAt: stepStart(1) - 40 * SECOND }],
+      othersStartedAt: stepStart(1) - 3 * 86_400 * SECOND,
+      now: stepStart(1),
+    },
+  };
+
+  it("offers 'Skip them' first, 'Restart them too' behind a confirmation, and Abort", () => {
+    const message = renderApprovalPrompt(aRollout().build(), asked);
+    const actions = message.blocks?.find((b) => b.type === "actions") as
+      | { elements: { action_id: string; text: { text: string }; confirm?: unknown }[] }
+      | undefined;
+    expect(actions?.elements.map((e) => [e.action_id, e.text.text])).toEqual([
+      [ActionId.ContinueAnyway, "Skip them (count as restarted)"],
+      [ActionId.Approve, "Restart them too"],
+      [ActionId.Abort, "Abort"],
+    ]);
+    expect(actions?.elements[1]?.confirm).toBeDefined();
+    expect(blockText(message)).toContain(
+      "connect-1 started 40s ago, the others 3d ago: an interrupted rollout?",
+    );
+  });
+
+  it("a skip reads 'Counted as restarted', not 'Continued anyway'", () => {
+    const record = {
+      id: asked.id,
+      kind: asked.kind,
+      step: null,
+      decision: "continue" as const,
+      by: "U2",
+      at: stepStart(1),
+    };
+    const text = blockText(renderApprovalDecided(aRollout().build(), asked, record));
+    expect(text).toContain("Counted as restarted by <@U2>");
+    expect(text).not.toContain("Continued anyway");
+  });
+});

@@ -51,3 +51,59 @@ describe("decide: a plain restart asks the cluster whether a worker still needs 
     expect(d.restarts).toHaveLength(1);
   });
 });
+
+describe("decide: a plain restart without --since where some workers started long after the rest", () => {
+  const DAY = 86_400_000;
+  // The rollout starts on day 3; worker-1 started 40 s before, the others on day 0.
+  const now = 3 * DAY;
+  const read = started({ "worker-1": now - 40_000, "worker-2": 1, "worker-3": 1 });
+
+  it("asks first, before any restart: which workers and when they started", () => {
+    const d = startDriver({ target: RESTART, now });
+    d.read(now, read());
+    expect(d.pending()).toMatchObject({
+      kind: "recently-started",
+      step: null,
+      options: ["continue", "approve", "abort"],
+      facts: {
+        kind: "recently-started",
+        workers: [{ worker: "worker-1", startedAt: now - 40_000 }],
+        othersStartedAt: 1,
+      },
+    });
+    expect(d.pendingWorded()?.prompt).toBe(
+      "worker-1 started 40s ago, the others 3d ago: an interrupted rollout? Count it as restarted (skip), or restart it too?",
+    );
+    expect(d.restarts).toEqual([]);
+  });
+
+  it("continue counts them as restarted: they are skipped, the others restarted", () => {
+    const d = startDriver({ target: RESTART, now });
+    d.read(now, read());
+    d.answer(now + 1_000, "continue").read(now + 1_000, read());
+    expect(d.eventsOf("step-skipped").map((e) => e.worker)).toEqual(["worker-1"]);
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-2"]);
+    expect(d.approvalsAsked().filter((a) => a.kind === "recently-started")).toHaveLength(1);
+  });
+
+  it("approve restarts them too, asked once", () => {
+    const d = startDriver({ target: RESTART, now });
+    d.read(now, read());
+    d.answer(now + 1_000, "approve").read(now + 1_000, read());
+    expect(d.eventsOf("step-skipped")).toEqual([]);
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1"]);
+    expect(d.approvalsAsked().filter((a) => a.kind === "recently-started")).toHaveLength(1);
+  });
+
+  it("is not asked with --since, for an upgrade, or when the workers started close together", () => {
+    const since = startDriver({ target: { ...RESTART, since: now - 60_000 }, now });
+    since.read(now, read());
+    expect(since.approvalsAsked()).toEqual([]);
+    const close = startDriver({ target: RESTART, now });
+    close.read(
+      now,
+      started({ "worker-1": now - 40_000, "worker-2": now - 200_000, "worker-3": now - 300_000 })(),
+    );
+    expect(close.approvalsAsked()).toEqual([]);
+  });
+});

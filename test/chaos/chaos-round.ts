@@ -1,0 +1,262 @@
+import { createPrng } from "../../src/sim/prng.js";
+import { sendSlashCommand } from "../support/send-slash-command.js";
+import type { AppliedFault, Evidence, FaultKind, Verdict, WorkerEvent } from "./chaos-evidence.js";
+import { applyFault, drawFaults, type PlannedFault } from "./chaos-faults.js";
+import { checkInvariants } from "./chaos-invariants.js";
+import { createClicker, rolloutThreads } from "./chaos-thread.js";
+import { CHAOS_SLACK, startWorld, type World } from "./chaos-world.js";
+
+export interface RoundOptions {
+  readonly seed: number;
+  readonly replicas: number;
+  readonly workers?: number;
+  readonly lockTtlMs?: number;
+  /** Draw faults of these kinds only (a regression test's round). */
+  readonly only?: readonly FaultKind[];
+  /** How long the round's rollouts may take before the round counts as stuck. */
+  readonly deadlineMs?: number;
+}
+
+export interface RoundResult {
+  readonly seed: number;
+  readonly planned: readonly PlannedFault[];
+  readonly faults: readonly AppliedFault[];
+  readonly verdicts: readonly Verdict[];
+  readonly held: boolean;
+  readonly rollouts: number;
+  readonly restarts: number;
+  readonly wallMs: number;
+  /** When an invariant failed: the threads' texts and the replicas' last log lines, to see why. */
+  readonly diagnostics: readonly string[];
+}
+
+/** The thread's word for a successful rollout ("✅ succeeded", "✅ sim rolling restart succeeded after 7s"), not any
+ * "succeeded" (a note may say "before a renewal succeeded"). */
+const SUCCESS_SAID = /✅[^\n]*\bsucceeded\b/;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One chaos round: a world (chaos-world.ts), `/connect-roll sim restart` typed in, prompts clicked, the drawn faults
+ * applied at their moments, any rerun the thread proposes typed in, then the invariants over the evidence.
+ */
+export async function runRound(o: RoundOptions): Promise<RoundResult> {
+  const started = Date.now();
+  const workers = o.workers ?? 4;
+  const lockTtlMs = o.lockTtlMs ?? 2_000;
+  const prng = createPrng(o.seed);
+  const planned = drawFaults(prng, workers, lockTtlMs, o.only);
+  const world = await startWorld({
+    sentinel: planned.some((f) => f.kind === "sentinel-failover"),
+    seed: o.seed,
+    replicas: o.replicas,
+    workers,
+    lockTtlMs,
+    tag: `r${o.seed}`,
+  });
+  try {
+    const evidence = await drive(world, planned, prng, {
+      workers,
+      lockTtlMs,
+      deadlineMs: o.deadlineMs ?? 120_000,
+    });
+    const verdicts = checkInvariants(evidence);
+    const held = verdicts.every((v) => v.held);
+    return {
+      seed: o.seed,
+      planned,
+      faults: evidence.faults,
+      verdicts,
+      held,
+      rollouts: evidence.rollouts.length,
+      restarts: evidence.restarts.length,
+      wallMs: Date.now() - started,
+      diagnostics: held ? [] : diagnose(world, evidence),
+    };
+  } finally {
+    await world.close();
+  }
+}
+
+async function drive(
+  world: World,
+  planned: readonly PlannedFault[],
+  prng: ReturnType<typeof createPrng>,
+  o: { workers: number; lockTtlMs: number; deadlineMs: number },
+): Promise<Evidence> {
+  const postedAt = new Map<string, number>();
+  const workerEvents: WorkerEvent[] = [];
+  const succeededWhileDown: { at: number; down: string[] }[] = [];
+  const applied: AppliedFault[] = [];
+  const crashStarts: number[] = [];
+  const healing: Promise<void>[] = [];
+  let over = false;
+  const late: PlannedFault[] = [];
+  const strike = (f: PlannedFault) => {
+    // A moment that comes once the round has ended hits nothing: recorded as such, not applied to a closing world.
+    if (over) return void late.push(f);
+    if (f.kind === "worker-crash") crashStarts.push(Date.now());
+    healing.push(
+      applyFault(world, f).then(
+        (a) => void applied.push(a),
+        (err: unknown) =>
+          void applied.push({
+            kind: f.kind,
+            target: null,
+            at: Date.now(),
+            until: Date.now(),
+            skipped: `failed: ${String(err)}`,
+          }),
+      ),
+    );
+  };
+  world.sim.cluster.onEvent((e) =>
+    workerEvents.push({ worker: e.worker, kind: e.kind === "worker-up" ? "up" : "down", at: Date.now() }),
+  );
+  const said = new Set<string>();
+  world.slack.onChange((change) => {
+    if (change.kind !== "message-posted" && change.kind !== "message-updated") return;
+    const m = change.message;
+    if (change.kind === "message-posted") postedAt.set(m.ts, Date.now());
+    const thread = m.threadTs ?? m.ts;
+    if (said.has(thread) || !SUCCESS_SAID.test(m.text)) return;
+    said.add(thread);
+    // The simulator is in this process: its tasks at the very moment the thread says so.
+    const down = world.sim.cluster
+      .state()
+      .tasks.filter((t) => t.state !== "RUNNING")
+      .map((t) => t.id);
+    const lastCall = world.recorder.restarts().at(-1)?.at ?? 0;
+    // A worker the campaign crashed after the last restart may have gone down after the gate passed: not the bot's word.
+    if (down.length > 0 && !crashStarts.some((at) => at >= lastCall))
+      succeededWhileDown.push({ at: Date.now(), down });
+  });
+  let calls = 0;
+  world.recorder.onRestart(() => {
+    calls += 1;
+    for (const f of planned)
+      if (f.moment.kind === "after-restart" && f.moment.n === calls) setTimeout(() => strike(f), f.moment.ms);
+  });
+  const livePorts = () => world.replicas.live().map((r) => r.port);
+  const click = createClicker(world.slack, livePorts, (n) => prng.int(n));
+  const threads = () => rolloutThreads(world.slack, postedAt);
+
+  /** Types a command on a live replica until a new thread shows it was taken (a refusal or a dead replica: again). */
+  const type = async (text: string) => {
+    for (let attempt = 0; attempt < 60; attempt += 1) {
+      const before = threads().length;
+      const ports = livePorts();
+      const port = ports[prng.int(ports.length)];
+      if (port !== undefined) {
+        await sendSlashCommand({
+          port,
+          secret: CHAOS_SLACK.secret,
+          text,
+          user: CHAOS_SLACK.user,
+          channel: CHAOS_SLACK.channel,
+          team: CHAOS_SLACK.team,
+          triggerId: `chaos-${Date.now()}-${attempt}`,
+        }).catch(() => null);
+        for (let i = 0; i < 30 && threads().length === before; i += 1) await pause(100);
+        if (threads().length > before) return;
+      }
+      await pause(500);
+    }
+  };
+
+  await type("sim restart");
+  for (const f of planned) if (f.moment.kind === "after-command") setTimeout(() => strike(f), f.moment.ms);
+  const lastCommandMoment = Math.max(
+    0,
+    ...planned.map((f) => (f.moment.kind === "after-command" ? f.moment.ms : 0)),
+  );
+  const commandAt = Date.now();
+  const reruns = new Set<string>();
+  const deadline = Date.now() + o.deadlineMs;
+  let timedOut: string | null = null;
+  for (;;) {
+    await click();
+    const all = threads();
+    for (const t of all)
+      for (const lost of t.recordLost)
+        if (lost.rerun !== null && !reruns.has(t.parentTs)) {
+          reruns.add(t.parentTs);
+          await type(lost.rerun.replace(/^\/connect-roll /, ""));
+        }
+    const latest = all.at(-1);
+    const ended =
+      all.length > 0 &&
+      all.every((t) => t.reports.length + t.recordLost.length > 0) &&
+      (latest?.reports.length ?? 0) > 0;
+    if (ended && Date.now() - commandAt > lastCommandMoment) {
+      const lock = await world.withStore((store) => store.readLock("sim")).catch(() => "unreadable");
+      const open = await world
+        .withStore((store) => store.listJobs({ unfinishedOnly: true }))
+        .catch(() => null);
+      if (lock === null && open !== null && open.length === 0) break;
+    }
+    if (Date.now() > deadline) {
+      timedOut = `the round did not end within ${o.deadlineMs} ms (${all.length} thread(s), ${world.recorder.restarts().length} restart(s))`;
+      break;
+    }
+    await pause(100);
+  }
+  over = true;
+  await Promise.all(healing);
+  for (const r of world.replicas.replicas) if (r.stopped()) r.thaw();
+  const never = planned.filter((f) => f.moment.kind === "after-restart" && f.moment.n > calls);
+  const faults = [
+    ...applied,
+    ...never.map((f) => ({ kind: f.kind, target: null, at: 0, until: 0, skipped: "its moment never came" })),
+    ...late.map((f) => ({
+      kind: f.kind,
+      target: null,
+      at: 0,
+      until: 0,
+      skipped: "its moment came after the round",
+    })),
+  ];
+  const unreadable = (e: unknown) => `unreadable (${e instanceof Error ? e.message : String(e)})`;
+  const lock = await world
+    .withStore((store) => store.readLock("sim"))
+    .then((l) => (l === null ? null : `${l.owner} (job ${l.jobId})`), unreadable);
+  const open = await world
+    .withStore((store) => store.listJobs({ unfinishedOnly: true }))
+    .then(
+      (jobs) => jobs.map((j) => j.id),
+      (e: unknown) => [unreadable(e)],
+    );
+  return {
+    workers: world.sim.workers.map((w) => w.name),
+    ttlMs: o.lockTtlMs,
+    restarts: world.recorder.restarts(),
+    workerEvents,
+    rollouts: threads(),
+    faults,
+    succeededWhileDown,
+    leftovers: { lock, unfinishedJobs: open },
+    timedOut,
+  };
+}
+
+function diagnose(world: World, evidence: Evidence): string[] {
+  const lines: string[] = [];
+  for (const c of evidence.restarts)
+    lines.push(`restart ${c.worker} by ${c.replica} at ${c.at} → ${c.status}`);
+  for (const f of evidence.faults)
+    lines.push(`fault ${f.kind} ${f.target ?? ""} ${f.at}..${f.until} ${f.skipped ?? ""}`);
+  for (const parent of world.slack.store.channelMessages(CHAOS_SLACK.channel)) {
+    lines.push(`thread ${parent.ts}: ${parent.text.slice(0, 300)}`);
+    for (const r of world.slack.store.thread(CHAOS_SLACK.channel, parent.ts)?.replies ?? [])
+      lines.push(`  ${r.broadcast ? "[broadcast] " : ""}${r.text.slice(0, 300)}`);
+  }
+  const failed = world.slack.calls().filter((c) => !c.ok);
+  lines.push(`slack: ${world.slack.calls().length} calls, ${failed.length} failed`);
+  for (const c of world.slack.calls())
+    lines.push(
+      `  ${c.at} ${c.method} ${c.status} ${c.error ?? ""} ${String(c.params.text ?? "").slice(0, 60)}`,
+    );
+  for (const r of world.replicas.replicas)
+    lines.push(`${r.id} (${r.up() ? "up" : "down"}): ${r.stderr().split("\n").slice(-15).join("\n    ")}`);
+  return lines;
+}
