@@ -11,7 +11,7 @@ async function healthStatus(url: string): Promise<number | null> {
 export const MORE_SCENARIOS: readonly Scenario[] = [
   {
     name: "health-before-join",
-    summary: "a restarted follower's /health answers 200 before the worker has joined the group",
+    summary: "whether a restarted follower's /health answers 200 before the worker has joined the group",
     shape: "base",
     async run(c, shape) {
       const s0 = await settle(c, shape);

@@ -1,17 +1,7 @@
-import { runFigures } from "../metrics.js";
 import type { RunResult, Strategy } from "../run-types.js";
 import type { Scenario } from "../scenarios.js";
-import {
-  advanceUntil,
-  createBenchCluster,
-  everyTaskRunning,
-  finishRun,
-  highestOrdinalFirst,
-  watchLeaderBounce,
-  workerReady,
-} from "../sim-driver.js";
-
-const READY_TIMEOUT_MS = 3600_000;
+import { everyTaskRunning, highestOrdinalFirst, workerReady } from "../sim-driver.js";
+import { rollPodByPod } from "./pod-by-pod.js";
 
 /**
  * The roll to do by hand: a StatefulSet rolling update (`maxUnavailable: 1`, highest ordinal first) whose readiness
@@ -22,27 +12,12 @@ export const statefulSetTasksReady: Strategy = {
   id: "statefulset-tasks-ready",
   label: "StatefulSet, tasks-ready gate",
   async run(scenario: Scenario, seed: number): Promise<RunResult> {
-    const bc = createBenchCluster(scenario, seed);
-    const { cluster } = bc;
-    const watch = watchLeaderBounce(bc);
-    for (const w of highestOrdinalFirst(bc.workers)) {
-      cluster.restartWorker(w, { version: scenario.targetVersion, downMs: 0 });
-      advanceUntil(cluster, () => workerReady(cluster, w) && everyTaskRunning(cluster), READY_TIMEOUT_MS);
-    }
-    const toolDoneMs = cluster.now() - bc.t0;
-    const f = finishRun(bc);
-    watch.stop();
-    cluster.close();
-    return {
-      strategy: "statefulset-tasks-ready",
-      scenario: scenario.id,
+    return rollPodByPod(
+      "statefulset-tasks-ready",
+      scenario,
       seed,
-      figures: runFigures(f, toolDoneMs),
-      note: f.settled ? null : "did not settle",
-      leader: bc.leader,
-      leaderPosition: watch.leaderPosition(),
-      bot: null,
-      followerSteps: watch.read(),
-    };
+      highestOrdinalFirst,
+      (c, w) => workerReady(c, w) && everyTaskRunning(c),
+    );
   },
 };
