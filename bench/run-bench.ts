@@ -10,14 +10,10 @@ import {
 } from "./gate-poll-bench.js";
 import { mainLab } from "./lab/lab-main.js";
 import { floorFigures } from "./metrics.js";
-import type { RunResult, Strategy, StrategyId } from "./run-types.js";
+import type { RunResult, StrategyId } from "./run-types.js";
 import { SCENARIOS, type Scenario, scenarioById } from "./scenarios.js";
 import { createBenchCluster, highestOrdinalFirst } from "./sim-driver.js";
-import { allAtOnce } from "./strategies/all-at-once.js";
-import { connectRoll, connectRollWindow } from "./strategies/connect-roll.js";
-import { deployment } from "./strategies/deployment.js";
-import { statefulSetTasksReady } from "./strategies/statefulset-tasks-ready.js";
-import { strimzi } from "./strategies/strimzi.js";
+import { STRATEGIES } from "./strategies/strategies.js";
 import { aggregatesOf, FOOTNOTES, renderScenario } from "./table.js";
 
 /**
@@ -26,14 +22,6 @@ import { aggregatesOf, FOOTNOTES, renderScenario } from "./table.js";
  * figures. `--chart DIR` draws each scenario's frontier there (bench/chart/frontier-chart.ts).
  * `--lab [--kafka FROM,TO]`: the same strategies on real clusters (see `mainLab`).
  */
-const STRATEGIES: readonly Strategy[] = [
-  connectRoll,
-  connectRollWindow,
-  strimzi,
-  statefulSetTasksReady,
-  deployment,
-  allAtOnce,
-];
 const ORDER: readonly StrategyId[] = STRATEGIES.map((s) => s.id);
 
 interface Args {

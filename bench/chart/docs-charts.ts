@@ -6,11 +6,7 @@ import { startSim } from "../../src/sim/start-sim.js";
 import { runInProcessRollout } from "../in-process-rollout.js";
 import type { RunResult } from "../run-types.js";
 import { scenarioById } from "../scenarios.js";
-import { allAtOnce } from "../strategies/all-at-once.js";
-import { connectRoll, connectRollWindow } from "../strategies/connect-roll.js";
-import { deployment } from "../strategies/deployment.js";
-import { statefulSetTasksReady } from "../strategies/statefulset-tasks-ready.js";
-import { strimzi } from "../strategies/strimzi.js";
+import { STRATEGIES } from "../strategies/strategies.js";
 import { FRONTIER_SIZE, frontierData, frontierOption } from "./frontier-chart.js";
 
 /**
@@ -57,15 +53,7 @@ async function frontier(): Promise<string> {
   if (scenario === undefined) throw new Error("no scenario (a)");
   const seeds = [1];
   const runs: RunResult[] = [];
-  for (const strategy of [
-    connectRoll,
-    connectRollWindow,
-    strimzi,
-    statefulSetTasksReady,
-    deployment,
-    allAtOnce,
-  ])
-    for (const seed of seeds) runs.push(await strategy.run(scenario, seed));
+  for (const strategy of STRATEGIES) for (const seed of seeds) runs.push(await strategy.run(scenario, seed));
   const file = join(OUT, "frontier-a.svg");
   writeFileSync(file, renderOptionSvg(frontierOption(frontierData(scenario, seeds, runs)), FRONTIER_SIZE));
   return file;

@@ -7,6 +7,7 @@ import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/fa
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { type SentinelGroup, startSentinelGroup } from "../redis/redis-sentinel-fixture.js";
 import { type RedisServerProcess, startRedisServer } from "../redis/redis-server-process.js";
+import { FAST_REAL_TIME_SIM } from "../support/fast-sim.js";
 import { waitFor } from "../support/wait-for.js";
 import { type ControlRecorder, startControlRecorder } from "./control-recorder.js";
 import { type FaultProxy, startFaultProxy } from "./fault-proxy.js";
@@ -70,16 +71,10 @@ export async function startWorld(o: WorldOptions): Promise<World> {
     );
     cleanups.push(() => Promise.all(proxies.map((p) => p.close())));
     const sim = await startSim({
-      virtualTime: false,
+      ...FAST_REAL_TIME_SIM,
       workers: o.workers,
       connectors: 3,
       tasksPerConnector: 2,
-      version: "3.6.1",
-      delayMs: 600,
-      restartMs: 200,
-      taskStartMs: 50,
-      rebalanceMs: 30,
-      sessionTimeoutMs: 1_000,
       seed: o.seed,
       advertisedPorts: proxies.map((p) => p.port),
     });

@@ -7,6 +7,7 @@ import { runCli } from "../../src/cli/main.js";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
+import { FAST_REAL_TIME_SIM } from "../support/fast-sim.js";
 import { waitFor } from "../support/wait-for.js";
 
 const program = { version: "0.0.0", commands: [runCommand] };
@@ -26,16 +27,10 @@ export async function startFaultCluster(
   extra: Record<string, unknown> = {},
 ): Promise<FaultCluster> {
   const sim = await startSim({
-    virtualTime: false,
+    ...FAST_REAL_TIME_SIM,
     workers: 4,
     connectors: 4,
     tasksPerConnector: 2,
-    version: "3.6.1",
-    delayMs: 600,
-    restartMs: 200,
-    taskStartMs: 50,
-    rebalanceMs: 30,
-    sessionTimeoutMs: 1_000,
     seed: 11,
   });
   const config = join(tmpdir(), `connect-roll-fault-${name}-${process.pid}.yml`);
