@@ -7,6 +7,7 @@ import {
   runRollout,
   startLabWithConfig,
   until,
+  untilTasksMoveData,
 } from "./lab-support.js";
 
 /**
@@ -76,6 +77,8 @@ describe("data flow on the lab", () => {
       const s = await labState(started.lab);
       return steady(s) && s.workers.every((w) => w.state === "running");
     });
+    // The sink's tasks restarted with its new config: the rollout starts once they read again, as a user would.
+    await untilTasksMoveData(started.lab, ["sink-01/0", "sink-01/1"]);
     const downAtSettle: string[] = [];
     const { code, events, stderr } = await runRollout(started.config, "4.1.1", ["--yes"], async (e) => {
       if (e.kind !== "step-settled" || !lab) return;

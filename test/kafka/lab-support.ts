@@ -7,6 +7,8 @@ import { planCommand } from "../../src/cli/commands/plan.js";
 import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
 import { checkoutRestartCommand, labClusterConfig } from "../../src/composition/lab-cluster-config.js";
+import { parsePrometheusText } from "../../src/connect/prometheus.js";
+import { TASK_FLOW_METRIC_NAMES, taskFlowFromPrometheus } from "../../src/connect/task-flow-metrics.js";
 import type { PlanJson } from "../../src/core/plan/plan-json.js";
 import { type LabOptions, type RunningLab, startLab } from "../../src/lab/start-lab.js";
 import type { SimState } from "../../src/sim/sim-types.js";
@@ -47,6 +49,32 @@ export function until<T>(
   timeoutMs = 180_000,
 ): Promise<T> {
   return waitFor(what, probe, { timeoutMs, intervalMs: 200 });
+}
+
+/** Each task's records counter as the workers' exporters show it now ("connector/N" → the sum over workers). */
+async function taskRecords(lab: RunningLab): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const w of lab.workers) {
+    const res = await fetch(w.metricsUrl, { signal: AbortSignal.timeout(15_000) }).catch(() => null);
+    if (res === null || !res.ok) continue;
+    const flow = taskFlowFromPrometheus(parsePrometheusText(await res.text(), TASK_FLOW_METRIC_NAMES).samples);
+    for (const [task, r] of Object.entries(flow ?? {})) out.set(task, (out.get(task) ?? 0) + r.records);
+  }
+  return out;
+}
+
+/**
+ * Waits until every one of `tasks` has moved records between two readings of the exporters: a sink whose tasks
+ * were just restarted (a config change) reads nothing until its consumer group has assigned its partitions.
+ */
+export async function untilTasksMoveData(lab: RunningLab, tasks: readonly string[]): Promise<void> {
+  let before = await taskRecords(lab);
+  await until(`${tasks.join(", ")} moving data in the exporters' series`, async () => {
+    const now = await taskRecords(lab);
+    const moved = tasks.every((t) => (now.get(t) ?? 0) > (before.get(t) ?? Number.POSITIVE_INFINITY));
+    before = now;
+    return moved;
+  });
 }
 
 /** A lab and a connect-roll config for it (cluster `lab`, the command executor). */

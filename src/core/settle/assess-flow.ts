@@ -10,7 +10,9 @@ export type FlowLearning =
 
 /**
  * Which tasks flow before a step: a task with a live instance whose records advanced within the last `windowMs` is
- * flowing; one that moved nothing through the window is idle (exempt from the data-flow condition). Learning until
+ * flowing, and so is a sink task with records waiting (lag above zero: it has data to move, so moving nothing is a
+ * stall, not idleness); one that moved nothing through the window with nothing waiting is idle (exempt from the
+ * data-flow condition). Learning until
  * the track has watched the cluster for a whole window; unseen when no worker's metrics have per-task series.
  */
 export function learnBaselineFlow(track: FlowTrack, now: number, windowMs: number): FlowLearning {
@@ -25,7 +27,8 @@ export function learnBaselineFlow(track: FlowTrack, now: number, windowMs: numbe
     errors[task] = t.errors;
     if (t.lag !== null) lag[task] = t.lag;
     if (t.worker === null) continue;
-    if (t.movedAt !== null && t.movedAt >= now - windowMs) flowing.push(task);
+    const waiting = t.kind === "sink" && (t.lag ?? 0) > 0;
+    if ((t.movedAt !== null && t.movedAt >= now - windowMs) || waiting) flowing.push(task);
     else idle.push(task);
   }
   return { kind: "learned", flow: { flowing, idle, errors, lag } };

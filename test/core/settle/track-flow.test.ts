@@ -138,6 +138,25 @@ describe("learnBaselineFlow and assessFlow", () => {
     expect(idle).toMatchObject({ kind: "learned", flow: { flowing: [], idle: ["orders/0"] } });
   });
 
+  it("never calls a sink task idle while records wait for it: one that read nothing in the window with lag above zero must flow", () => {
+    const sink = (at: number, lag: number) =>
+      b
+        .copy()
+        .at(at)
+        .withWorker("worker-2", (w) => w.flow("orders-sink/0", 50, { kind: "sink", lag, fetches: 10 }))
+        .build();
+    const waiting = fold([sink(1_000, 400), sink(12_000, 400)]).track;
+    expect(learnBaselineFlow(waiting, 12_000, 10_000)).toMatchObject({
+      kind: "learned",
+      flow: { flowing: ["orders-sink/0"], idle: [] },
+    });
+    const empty = fold([sink(1_000, 0), sink(12_000, 0)]).track;
+    expect(learnBaselineFlow(empty, 12_000, 10_000)).toMatchObject({
+      kind: "learned",
+      flow: { flowing: [], idle: ["orders-sink/0"] },
+    });
+  });
+
   it("waits until a flowing task moves data again, calls it stalled after stallAfterMs, and fails on new record failures", () => {
     const baseline = { flowing: ["orders/0"], idle: [], errors: { "orders/0": 0 }, lag: {} };
     const restarted = reads([1_000, 100], [2_000, 110], [30_000, 0]);
