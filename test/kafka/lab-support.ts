@@ -57,7 +57,9 @@ async function taskRecords(lab: RunningLab): Promise<Map<string, number>> {
   for (const w of lab.workers) {
     const res = await fetch(w.metricsUrl, { signal: AbortSignal.timeout(15_000) }).catch(() => null);
     if (res === null || !res.ok) continue;
-    const flow = taskFlowFromPrometheus(parsePrometheusText(await res.text(), TASK_FLOW_METRIC_NAMES).samples);
+    const flow = taskFlowFromPrometheus(
+      parsePrometheusText(await res.text(), TASK_FLOW_METRIC_NAMES).samples,
+    );
     for (const [task, r] of Object.entries(flow ?? {})) out.set(task, (out.get(task) ?? 0) + r.records);
   }
   return out;
