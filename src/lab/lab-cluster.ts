@@ -14,7 +14,12 @@ import {
 } from "./lab-rest.js";
 import { createLabSinkLedger } from "./lab-sink-ledger.js";
 import { createLabStalls } from "./lab-stalls.js";
-import { type ExactlyOnceSourceSetting, startLabWorkerJvm, type WorkerSpec } from "./lab-worker.js";
+import {
+  advertisedIdOf,
+  type ExactlyOnceSourceSetting,
+  startLabWorkerJvm,
+  type WorkerSpec,
+} from "./lab-worker.js";
 import {
   type JoinLine,
   parseGenerationLine,
@@ -97,7 +102,11 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
   let closed = false;
   const byName = (name: string) => input.workers.find((w) => w.spec.name === name);
   const byUrl = (url: string | null) =>
-    url === null ? undefined : input.workers.find((w) => `${w.url}/` === url || w.url === url);
+    url === null
+      ? undefined
+      : input.workers.find((w) =>
+          [w.url, `http://${advertisedIdOf(w.spec)}`].some((u) => url === u || url === `${u}/`),
+        );
 
   const coordinatorGeneration = new Map<string, number>();
   function onLog(worker: LabWorker, line: string, at: number): void {
@@ -291,7 +300,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
         leader: byUrl(join?.leaderUrl ?? null)?.spec.name ?? null,
         workers: input.workers.map((w) => ({
           name: w.spec.name,
-          workerId: `${w.spec.host}:${w.spec.restPort}`,
+          workerId: advertisedIdOf(w.spec),
           url: w.url,
           version: w.version,
           connectProtocol: protocolName(

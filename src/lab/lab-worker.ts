@@ -9,6 +9,11 @@ export interface WorkerSpec {
   readonly name: string;
   readonly host: string;
   readonly restPort: number;
+  /**
+   * The REST port the worker advertises (its id, and where the others forward requests to): a proxy in front of it
+   * (a fault proxy), or null for `restPort`.
+   */
+  readonly advertisedPort: number | null;
   readonly metricsPort: number;
   readonly groupId: string;
   readonly bootstrap: string;
@@ -19,6 +24,11 @@ export interface WorkerSpec {
   readonly connectProtocol: string | null;
   /** The worker's `exactly.once.source.support`; null: not written (the version's default, disabled). */
   readonly exactlyOnceSourceSupport: ExactlyOnceSourceSetting | null;
+}
+
+/** The worker's id in the group and in task statuses: its advertised host and port. */
+export function advertisedIdOf(spec: WorkerSpec): string {
+  return `${spec.host}:${spec.advertisedPort ?? spec.restPort}`;
 }
 
 export type ExactlyOnceSourceSetting = "disabled" | "preparing" | "enabled";
@@ -51,7 +61,7 @@ export function workerProperties(spec: WorkerSpec): string {
     "status.storage.partitions=3",
     `listeners=http://${spec.host}:${spec.restPort}`,
     `rest.advertised.host.name=${spec.host}`,
-    `rest.advertised.port=${spec.restPort}`,
+    `rest.advertised.port=${spec.advertisedPort ?? spec.restPort}`,
     `rest.advertised.listener=http`,
     "offset.flush.interval.ms=2000",
     `scheduled.rebalance.max.delay.ms=${spec.delayMs}`,

@@ -21,7 +21,7 @@ import {
 import { freePort, HOST } from "./lab-ports.js";
 import { readStatuses } from "./lab-rest.js";
 import { checkLabTools } from "./lab-tools.js";
-import type { ExactlyOnceSourceSetting } from "./lab-worker.js";
+import { advertisedIdOf, type ExactlyOnceSourceSetting } from "./lab-worker.js";
 
 export interface LabOptions {
   /** Version of every worker unless `workerVersions` names it (default 3.9.1). */
@@ -53,6 +53,12 @@ export interface LabOptions {
   readonly delayMs?: number;
   readonly sessionTimeoutMs?: number;
   readonly controlPort?: number;
+  /**
+   * Given where each worker's REST server will listen (in worker order, before any starts), the port each one
+   * advertises instead: a proxy there forwards to the worker's own port. The endpoints returned then name the
+   * advertised URLs, the way clients and the other workers reach them.
+   */
+  readonly advertise?: (listenUrls: readonly string[]) => Promise<readonly number[]>;
   /** Working folder (logs, data); default a new temporary folder. */
   readonly dir?: string;
   readonly cacheDir?: string;
@@ -64,7 +70,10 @@ export interface LabOptions {
 
 export interface RunningLab {
   readonly cluster: LabCluster;
+  /** Each worker as clients reach it: its advertised URL (a proxy's when `advertisedPorts` is given). */
   readonly workers: readonly SimWorkerEndpoint[];
+  /** Where each worker's REST server itself listens. */
+  readonly listenUrls: readonly string[];
   readonly controlUrl: string;
   readonly dir: string;
   readonly brokerVersion: string;
@@ -165,13 +174,17 @@ export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
     });
     progress(`broker ${brokerVersion} started at ${broker.bootstrap}`);
     const workers: LabWorker[] = [];
-    for (const name of names) {
-      const restPort = await freePort();
+    const restPorts: number[] = [];
+    for (const _ of names) restPorts.push(await freePort());
+    const advertised = await options.advertise?.(restPorts.map((p) => `http://${HOST}:${p}`));
+    for (const [i, name] of names.entries()) {
+      const restPort = restPorts[i] as number;
       workers.push({
         spec: {
           name,
           host: HOST,
           restPort,
+          advertisedPort: advertised?.[i] ?? null,
           metricsPort: await freePort(),
           groupId: "connect-roll-lab",
           bootstrap: broker.bootstrap,
@@ -274,10 +287,11 @@ export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
       cluster: lab,
       workers: workers.map((w) => ({
         name: w.spec.name,
-        url: w.url,
+        url: `http://${advertisedIdOf(w.spec)}`,
         metricsUrl: w.metricsUrl,
-        workerId: `${HOST}:${w.spec.restPort}`,
+        workerId: advertisedIdOf(w.spec),
       })),
+      listenUrls: workers.map((w) => w.url),
       controlUrl: `http://${HOST}:${port}`,
       dir,
       brokerVersion,

@@ -11,6 +11,7 @@ const spec: WorkerSpec = {
   name: "worker-1",
   host: "127.0.0.1",
   restPort: 28_001,
+  advertisedPort: null,
   metricsPort: 28_002,
   groupId: "connect-roll-lab",
   bootstrap: "127.0.0.1:28_000",
