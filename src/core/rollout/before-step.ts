@@ -58,12 +58,24 @@ export function beforeStep(s: RolloutState, snapshot: ClusterSnapshot, now: numb
 }
 
 /**
+ * A plain restart restarts a worker into the version it runs: one the plan could not read (unreachable then) is
+ * taken from this read, so the executor is never asked for an empty version.
+ */
+function withVersionRead(b: BeforeStep, step: StepRecord): StepRecord {
+  if (b.state.target.kind !== "restart" || step.fromVersion !== null) return step;
+  const version = b.snapshot.workers.find((w) => w.name === step.worker)?.version ?? null;
+  return version === null ? step : { ...step, fromVersion: version };
+}
+
+/**
  * The restart: the step's window opens (or the open one closes), the gate's baseline is captured (the window's
  * first read inside a window) and the runner is told to restart the worker.
  */
-function restartStep(b: BeforeStep, step: StepRecord): PhaseResult {
+function restartStep(b: BeforeStep, planned: StepRecord): PhaseResult {
   const { now, stepNo } = b;
-  const s = enterWindowOf(b.state, step, b.snapshot, now);
+  const step = withVersionRead(b, planned);
+  const read = step === planned ? b.state : updateStep(b.state, stepNo, { fromVersion: step.fromVersion });
+  const s = enterWindowOf(read, step, b.snapshot, now);
   const key = windowKeyOf(s, step.worker);
   const open = key !== null ? s.openWindow : null;
   const eagerStep = key?.kind === "eager";

@@ -183,7 +183,15 @@ export function onDecision(
       });
     }
     case "retry-restart": {
-      const pending = updateStep(decidedState, resume.step, { status: "pending" });
+      // An attempt the executor refused before acting (it could not have run) restarted nothing: without its time,
+      // a worker that some other cause restarted meanwhile (a crash) is not taken for its restart, and is restarted.
+      // The attempt still counts, so the next one has a step id of its own.
+      const facts = p.approval.facts;
+      const acted = facts.kind !== "restart-failed" || facts.mayHaveRun;
+      const pending = updateStep(decidedState, resume.step, {
+        status: "pending",
+        ...(acted ? {} : { restartIssuedAt: null }),
+      });
       return readNow({
         ...pending,
         phase: { kind: "before-step", step: resume.step, retryBaseline: resume.baseline },

@@ -52,6 +52,36 @@ describe("decide: a plain restart asks the cluster whether a worker still needs 
   });
 });
 
+describe("decide: a plain restart whose restart the executor refused before acting", () => {
+  it("a worker that crashed and came back meanwhile is not taken for the refused restart: the retry restarts it", () => {
+    const d = startDriver({ target: RESTART, now: 1_000 });
+    d.read(1_000, started({})());
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1"]);
+    d.failed(1_100, false);
+    // worker-1 crashed on its own and started again after the refused attempt; then the person retries.
+    d.answer(5_000, "approve").read(5_000, started({ "worker-1": 3_000 })());
+    expect(d.eventsOf("step-skipped")).toEqual([]);
+    expect(d.eventsOf("worker-back")).toEqual([]);
+    expect(d.restarts).toEqual([
+      { kind: "restart-worker", step: 1, stepId: "job-1:1:1", worker: "worker-1" },
+      { kind: "restart-worker", step: 1, stepId: "job-1:1:2", worker: "worker-1" },
+    ]);
+  });
+
+  it("a worker the plan could not read is restarted into the version it reports at its step", () => {
+    const d = startDriver({ target: RESTART, now: 1_000 });
+    // worker-1 answered without its version when the plan was made (the plan asks about the eager window then).
+    d.read(
+      1_000,
+      started({})().withWorker("worker-1", (w) => w.version(null)),
+    );
+    expect(d.state.steps[0]).toMatchObject({ worker: "worker-1", fromVersion: null });
+    d.answer(2_000, "approve").read(2_000, started({})());
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1"]);
+    expect(d.state.steps[0]).toMatchObject({ fromVersion: "3.6.1", status: "restart-issued" });
+  });
+});
+
 describe("decide: a plain restart without --since where some workers started long after the rest", () => {
   const DAY = 86_400_000;
   // The rollout starts on day 3; worker-1 started 40 s before, the others on day 0.
