@@ -58,7 +58,7 @@ export async function applyFault(world: World, f: PlannedFault): Promise<Applied
   switch (f.kind) {
     case "kill-lock-holder":
     case "freeze-lock-holder": {
-      const holder = await world.withStore((store) => store.readLock("sim")).catch(() => null);
+      const holder = await world.withStore((store) => store.readLock(world.cluster.name)).catch(() => null);
       const replica = holder === null ? undefined : world.replicas.byId(holder.owner);
       if (replica === undefined || !replica.up() || replica.stopped())
         return done(null, holder === null ? "no lock holder" : `holder ${holder.owner} not a live replica`);
@@ -93,9 +93,12 @@ export async function applyFault(world: World, f: PlannedFault): Promise<Applied
       return done(`127.0.0.1:${group.replica.port}`);
     }
     case "worker-crash": {
-      const worker = world.sim.workers[f.pick]?.name ?? "worker-1";
+      const worker = world.cluster.workers[f.pick]?.name ?? "worker-1";
       const control = (path: string) =>
-        fetch(`${world.sim.controlUrl}${path}`, { method: "POST" }).catch(() => null);
+        fetch(`${world.cluster.controlUrl}${path}`, {
+          method: "POST",
+          signal: AbortSignal.timeout(120_000),
+        }).catch(() => null);
       await control(`/sim/workers/${worker}/stop?mode=crash`);
       await after(f.size);
       await control(`/sim/workers/${worker}/start`);

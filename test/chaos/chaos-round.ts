@@ -1,5 +1,6 @@
 import { createPrng } from "../../src/sim/prng.js";
 import { sendSlashCommand } from "../support/send-slash-command.js";
+import type { ChaosClusterKind } from "./chaos-cluster.js";
 import type { AppliedFault, Evidence, FaultKind, Verdict, WorkerEvent } from "./chaos-evidence.js";
 import { applyFault, drawFaults, type PlannedFault } from "./chaos-faults.js";
 import { checkInvariants } from "./chaos-invariants.js";
@@ -7,13 +8,17 @@ import { createClicker, rolloutThreads } from "./chaos-thread.js";
 import { CHAOS_SLACK, startWorld, type World } from "./chaos-world.js";
 
 export interface RoundOptions {
+  /** The cluster rolled (default the simulator). */
+  readonly cluster?: ChaosClusterKind;
+  /** The lab's Kafka version. */
+  readonly kafka?: string;
   readonly seed: number;
   readonly replicas: number;
   readonly workers?: number;
   readonly lockTtlMs?: number;
   /** Draw faults of these kinds only (a regression test's round). */
   readonly only?: readonly FaultKind[];
-  /** How long the round's rollouts may take before the round counts as stuck. */
+  /** How long the round's rollouts may take before the round counts as stuck (default: the cluster's). */
   readonly deadlineMs?: number;
 }
 
@@ -37,16 +42,20 @@ const SUCCESS_SAID = /✅[^\n]*\bsucceeded\b/;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * One chaos round: a world (chaos-world.ts), `/connect-roll sim restart` typed in, prompts clicked, the drawn faults
+ * One chaos round: a world (chaos-world.ts), `/connect-roll <cluster> restart` typed in, prompts clicked, the drawn faults
  * applied at their moments, any rerun the thread proposes typed in, then the invariants over the evidence.
  */
 export async function runRound(o: RoundOptions): Promise<RoundResult> {
   const started = Date.now();
-  const workers = o.workers ?? 4;
+  const kind = o.cluster ?? "sim";
+  // The lab's JVMs are heavy on a small machine: three workers there, four in the simulator.
+  const workers = o.workers ?? (kind === "lab" ? 3 : 4);
   const lockTtlMs = o.lockTtlMs ?? 2_000;
   const prng = createPrng(o.seed);
   const planned = drawFaults(prng, workers, lockTtlMs, o.only);
   const world = await startWorld({
+    cluster: kind,
+    ...(o.kafka === undefined ? {} : { kafka: o.kafka }),
     sentinel: planned.some((f) => f.kind === "sentinel-failover"),
     seed: o.seed,
     replicas: o.replicas,
@@ -58,7 +67,7 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
     const evidence = await drive(world, planned, prng, {
       workers,
       lockTtlMs,
-      deadlineMs: o.deadlineMs ?? 120_000,
+      deadlineMs: o.deadlineMs ?? world.cluster.roundDeadlineMs,
     });
     const verdicts = checkInvariants(evidence);
     const held = verdicts.every((v) => v.held);
@@ -110,9 +119,8 @@ async function drive(
       ),
     );
   };
-  world.sim.cluster.onEvent((e) =>
-    workerEvents.push({ worker: e.worker, kind: e.kind === "worker-up" ? "up" : "down", at: Date.now() }),
-  );
+  world.cluster.onWorkerEvent((e) => void workerEvents.push(e));
+  const looks: Promise<void>[] = [];
   const said = new Set<string>();
   world.slack.onChange((change) => {
     if (change.kind !== "message-posted" && change.kind !== "message-updated") return;
@@ -121,15 +129,17 @@ async function drive(
     const thread = m.threadTs ?? m.ts;
     if (said.has(thread) || !SUCCESS_SAID.test(m.text)) return;
     said.add(thread);
-    // The simulator is in this process: its tasks at the very moment the thread says so.
-    const down = world.sim.cluster
-      .state()
-      .tasks.filter((t) => t.state !== "RUNNING")
-      .map((t) => t.id);
+    // The cluster's tasks as soon as the thread says so (the simulator's at that very moment, the lab's a read later).
+    const at = Date.now();
     const lastCall = world.recorder.restarts().at(-1)?.at ?? 0;
-    // A worker the campaign crashed after the last restart may have gone down after the gate passed: not the bot's word.
-    if (down.length > 0 && !crashStarts.some((at) => at >= lastCall))
-      succeededWhileDown.push({ at: Date.now(), down });
+    looks.push(
+      world.cluster.state().then((state) => {
+        const down = state.tasks.filter((t) => t.state !== "RUNNING").map((t) => t.id);
+        // A worker the campaign crashed after the last restart may have gone down after the gate passed: not the
+        // bot's word.
+        if (down.length > 0 && !crashStarts.some((c) => c >= lastCall)) succeededWhileDown.push({ at, down });
+      }),
+    );
   });
   let calls = 0;
   world.recorder.onRestart(() => {
@@ -164,7 +174,7 @@ async function drive(
     }
   };
 
-  await type("sim restart");
+  await type(`${world.cluster.name} restart`);
   for (const f of planned) if (f.moment.kind === "after-command") setTimeout(() => strike(f), f.moment.ms);
   const lastCommandMoment = Math.max(
     0,
@@ -189,7 +199,9 @@ async function drive(
       all.every((t) => t.reports.length + t.recordLost.length > 0) &&
       (latest?.reports.length ?? 0) > 0;
     if (ended && Date.now() - commandAt > lastCommandMoment) {
-      const lock = await world.withStore((store) => store.readLock("sim")).catch(() => "unreadable");
+      const lock = await world
+        .withStore((store) => store.readLock(world.cluster.name))
+        .catch(() => "unreadable");
       const open = await world
         .withStore((store) => store.listJobs({ unfinishedOnly: true }))
         .catch(() => null);
@@ -203,6 +215,7 @@ async function drive(
   }
   over = true;
   await Promise.all(healing);
+  await Promise.all(looks);
   for (const r of world.replicas.replicas) if (r.stopped()) r.thaw();
   const never = planned.filter((f) => f.moment.kind === "after-restart" && f.moment.n > calls);
   const faults = [
@@ -218,7 +231,7 @@ async function drive(
   ];
   const unreadable = (e: unknown) => `unreadable (${e instanceof Error ? e.message : String(e)})`;
   const lock = await world
-    .withStore((store) => store.readLock("sim"))
+    .withStore((store) => store.readLock(world.cluster.name))
     .then((l) => (l === null ? null : `${l.owner} (job ${l.jobId})`), unreadable);
   const open = await world
     .withStore((store) => store.listJobs({ unfinishedOnly: true }))
@@ -227,7 +240,7 @@ async function drive(
       (e: unknown) => [unreadable(e)],
     );
   return {
-    workers: world.sim.workers.map((w) => w.name),
+    workers: world.cluster.workers.map((w) => w.name),
     ttlMs: o.lockTtlMs,
     restarts: world.recorder.restarts(),
     workerEvents,

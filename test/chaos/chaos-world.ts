@@ -1,14 +1,11 @@
 import { pino } from "pino";
-import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { connectRedis, createRedisClient } from "../../src/jobs/redis/redis-client.js";
 import { createRedisJobStore } from "../../src/jobs/redis/redis-job-store.js";
 import type { JobStore } from "../../src/jobs/store/job-store.js";
 import { type FakeSlackWebApi, startFakeSlackWebApi } from "../../src/sandbox/fake-slack-web-api.js";
-import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { type SentinelGroup, startSentinelGroup } from "../redis/redis-sentinel-fixture.js";
 import { type RedisServerProcess, startRedisServer } from "../redis/redis-server-process.js";
-import { FAST_REAL_TIME_SIM } from "../support/fast-sim.js";
-import { waitFor } from "../support/wait-for.js";
+import { type ChaosCluster, type ChaosClusterKind, startChaosCluster } from "./chaos-cluster.js";
 import { type ControlRecorder, startControlRecorder } from "./control-recorder.js";
 import { type FaultProxy, startFaultProxy } from "./fault-proxy.js";
 import { type ReplicaSet, startReplicaSet } from "./replica-set.js";
@@ -23,6 +20,9 @@ export const CHAOS_SLACK = {
 export const CHAOS_PREFIX = "chaos:";
 
 export interface WorldOptions {
+  readonly cluster: ChaosClusterKind;
+  /** The lab's Kafka version (lab only). */
+  readonly kafka?: string;
   readonly seed: number;
   readonly replicas: number;
   readonly workers: number;
@@ -34,14 +34,15 @@ export interface WorldOptions {
 
 /**
  * One round's world: a Redis of the campaign's own (no persistence, a free loopback port), the fake Slack Web API, a
- * simulated cluster in real time whose workers sit behind fault proxies, the executor's call log, R serve replicas.
+ * cluster (the simulator in real time, or a real lab) whose workers sit behind fault proxies, the executor's call
+ * log, R serve replicas.
  */
 export interface World {
   /** The one Redis server, or the Sentinel group's master when `sentinel` is set (see `sentinel`). */
   readonly redis: RedisServerProcess;
   readonly sentinel: SentinelGroup | null;
   readonly slack: FakeSlackWebApi;
-  readonly sim: RunningSim;
+  readonly cluster: ChaosCluster;
   readonly proxies: readonly FaultProxy[];
   readonly recorder: ControlRecorder;
   readonly replicas: ReplicaSet;
@@ -70,22 +71,15 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       Array.from({ length: o.workers }, () => startFaultProxy("http://127.0.0.1:9")),
     );
     cleanups.push(() => Promise.all(proxies.map((p) => p.close())));
-    const sim = await startSim({
-      ...FAST_REAL_TIME_SIM,
-      workers: o.workers,
-      connectors: 3,
-      tasksPerConnector: 2,
+    const cluster = await startChaosCluster(o.cluster, {
       seed: o.seed,
-      advertisedPorts: proxies.map((p) => p.port),
+      workers: o.workers,
+      proxies,
+      ...(o.kafka === undefined ? {} : { kafka: o.kafka }),
     });
-    cleanups.push(() => sim.close());
-    for (const [i, p] of proxies.entries()) p.retarget(sim.listenUrls[i] ?? "");
-    const recorder = await startControlRecorder(sim.controlUrl);
+    cleanups.push(() => cluster.close());
+    const recorder = await startControlRecorder(cluster.controlUrl);
     cleanups.push(() => recorder.close());
-    await waitFor("every simulated task RUNNING", () => {
-      const tasks = sim.cluster.state().tasks;
-      return tasks.length > 0 && tasks.every((t) => t.state === "RUNNING");
-    });
     const configFor = (replica: string) => ({
       slack: {
         channels: [CHAOS_SLACK.channel],
@@ -93,18 +87,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
         approvers: { users: [CHAOS_SLACK.user] },
         fourEyes: false,
       },
-      clusters: {
-        sim: simClusterConfig({
-          clusterName: "sim",
-          workers: sim.workers,
-          controlUrl: recorder.urlFor(replica),
-          delayMs: 600,
-          restartMs: 200,
-          pollIntervalMs: 150,
-          quietPeriodMs: 200,
-          consecutivePolls: 2,
-        }),
-      },
+      clusters: { [cluster.name]: cluster.config(recorder.urlFor(replica)) },
     });
     const replicas = await startReplicaSet({
       count: o.replicas,
@@ -130,7 +113,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
         client.disconnect();
       }
     };
-    return { redis, sentinel, slack, sim, proxies, recorder, replicas, withStore, close };
+    return { redis, sentinel, slack, cluster, proxies, recorder, replicas, withStore, close };
   } catch (err) {
     await close();
     throw err;

@@ -1,13 +1,18 @@
 import { parseArgs } from "node:util";
+import type { ChaosClusterKind } from "./chaos-cluster.js";
 import { FAULT_KINDS, type FaultKind } from "./chaos-evidence.js";
 import { type RoundResult, runRound } from "./chaos-round.js";
 
 /**
- * `npm run chaos -- --cluster sim [--rounds N] [--seed S] [--replicas R]`: a randomized fault campaign against real
- * `connect-roll serve` replicas (README, "Chaos campaign"). Round i runs with seed S+i-1, so a failing round replays
+ * `npm run chaos -- --cluster sim|lab [--rounds N] [--seed S] [--replicas R] [--kafka V]`: a randomized fault
+ * campaign against real `connect-roll serve` replicas rolling the simulator or a real lab (README, "Chaos campaign"). Round i runs with seed S+i-1, so a failing round replays
  * alone with `--seed <its seed> --rounds 1`. Exit 0 only when every invariant held in every round.
  */
 export interface CampaignOptions {
+  /** Default the simulator. */
+  readonly cluster?: ChaosClusterKind;
+  /** The lab's Kafka version. */
+  readonly kafka?: string;
   readonly rounds: number;
   readonly seed: number;
   readonly replicas: number;
@@ -33,6 +38,8 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   for (let i = 0; i < o.rounds; i += 1) {
     const seed = o.seed + i;
     const r = await runRound({
+      ...(o.cluster === undefined ? {} : { cluster: o.cluster }),
+      ...(o.kafka === undefined ? {} : { kafka: o.kafka }),
       seed,
       replicas: o.replicas,
       ...(o.only === undefined ? {} : { only: o.only }),
@@ -45,7 +52,9 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     for (const v of failed) o.write(`  FAILED ${v.invariant}: ${v.detail}`);
     if (failed.length > 0 && o.verbose === true) for (const line of r.diagnostics) o.write(`    ${line}`);
     if (failed.length > 0)
-      o.write(`  replay: npm run chaos -- --cluster sim --seed ${seed} --rounds 1 --replicas ${o.replicas}`);
+      o.write(
+        `  replay: npm run chaos -- --cluster ${o.cluster ?? "sim"}${o.kafka === undefined ? "" : ` --kafka ${o.kafka}`} --seed ${seed} --rounds 1 --replicas ${o.replicas}`,
+      );
   }
   const byKind = new Map<string, number>();
   for (const r of rounds)
@@ -62,6 +71,7 @@ async function main(argv: readonly string[]): Promise<number> {
     args: [...argv],
     options: {
       cluster: { type: "string" },
+      kafka: { type: "string" },
       rounds: { type: "string", default: "10" },
       seed: { type: "string" },
       replicas: { type: "string", default: "3" },
@@ -70,8 +80,14 @@ async function main(argv: readonly string[]): Promise<number> {
     },
     strict: true,
   });
-  if (values.cluster !== "sim") {
-    process.stderr.write("chaos: --cluster sim is the one supported (the lab is not wired yet)\n");
+  if (values.cluster !== "sim" && values.cluster !== "lab") {
+    process.stderr.write(
+      `chaos: --cluster needs sim (the simulator in real time) or lab (real Kafka Connect, Java 17+), not ${values.cluster ?? "nothing"}\n`,
+    );
+    return 2;
+  }
+  if (values.kafka !== undefined && values.cluster !== "lab") {
+    process.stderr.write("chaos: --kafka names the lab's version: use it with --cluster lab\n");
     return 2;
   }
   const int = (name: string, text: string | undefined, min: number): number => {
@@ -88,6 +104,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const seed =
     values.seed === undefined ? Math.floor(Math.random() * 1_000_000) : int("seed", values.seed, 0);
   const result = await runCampaign({
+    cluster: values.cluster,
+    ...(values.kafka === undefined ? {} : { kafka: values.kafka }),
     rounds: int("rounds", values.rounds, 1),
     seed,
     replicas: int("replicas", values.replicas, 1),
