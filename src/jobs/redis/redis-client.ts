@@ -1,4 +1,4 @@
-import type { Cluster, Redis } from "ioredis";
+import { Cluster, type Redis } from "ioredis";
 import type { Logger } from "pino";
 import { redactUrl } from "../../connect/url-credentials.js";
 import { AppError, ErrorCode } from "../../core/errors.js";
@@ -21,7 +21,52 @@ export function createRedisClient(config: string | RedisConnectionConfig, logger
   redis.on("error", (err: Error) => {
     if (ready) logger.warn({ err: { message: err.message } }, "redis error");
   });
+  if (!(redis instanceof Cluster))
+    reconnectAfterUnaskedEnd(
+      redis,
+      (attempt, waitMs) => logger.warn({ attempt, waitMs }, "redis client ended unasked: connecting again"),
+      () => ready,
+    );
   return redis;
+}
+
+/**
+ * ioredis ends a client for good ("Connection is closed.") when its connector is disconnected while a reconnect is
+ * under way: through Sentinel, the failover detector of the lost connection does exactly that when the sentinels
+ * announce the new master while the client is still asking them for it. A client that ended without `disconnect()`
+ * or `quit()` having been called connects again (backoff up to 5 s), so a replica never loses its store for good.
+ */
+export function reconnectAfterUnaskedEnd(
+  redis: Redis,
+  onRetry: (attempt: number, waitMs: number) => void,
+  connectedOnce: () => boolean,
+): void {
+  let asked = false;
+  const disconnect = redis.disconnect.bind(redis);
+  redis.disconnect = (reconnect = false) => {
+    if (!reconnect) asked = true;
+    disconnect(reconnect);
+  };
+  const quit = redis.quit.bind(redis);
+  redis.quit = ((...args: Parameters<Redis["quit"]>) => {
+    asked = true;
+    return quit(...args);
+  }) as Redis["quit"];
+  let attempt = 0;
+  const again = () => {
+    if (asked || !connectedOnce()) return;
+    const waitMs = Math.min(5_000, 200 * 2 ** Math.min(attempt, 5));
+    attempt += 1;
+    onRetry(attempt, waitMs);
+    setTimeout(() => {
+      if (asked || redis.status !== "end") return;
+      redis.connect().catch(() => undefined);
+    }, waitMs).unref();
+  };
+  redis.on("end", again);
+  redis.on("ready", () => {
+    attempt = 0;
+  });
 }
 
 /**

@@ -11,6 +11,7 @@ import {
 } from "../store/job-record.js";
 import { checkLeaseMatches, type JobStore } from "../store/job-store.js";
 import { runEveryStep } from "../store/run-every-step.js";
+import { reconnectAfterUnaskedEnd } from "./redis-client.js";
 import { createRedisJobReads } from "./redis-job-reads.js";
 import { createRedisLocks } from "./redis-locks.js";
 import { parseAuditRow, parseStatus, replyArray, replyNumber, replyString } from "./redis-replies.js";
@@ -48,9 +49,15 @@ const DEFAULT_POLL_MS = 1000;
  * Sentinel, or a Cluster) refuses the first SUBSCRIBE and waiters fall back to polling.
  */
 function duplicateLazily(redis: Redis | Cluster): Redis | Cluster {
-  return isCluster(redis)
-    ? redis.duplicate(undefined, { lazyConnect: true, enableOfflineQueue: true })
-    : redis.duplicate({ lazyConnect: true, enableOfflineQueue: true });
+  if (isCluster(redis)) return redis.duplicate(undefined, { lazyConnect: true, enableOfflineQueue: true });
+  const subscriber = redis.duplicate({ lazyConnect: true, enableOfflineQueue: true });
+  // Until it connects again, waiters poll; it says nothing of it (the command connection's log does).
+  reconnectAfterUnaskedEnd(
+    subscriber,
+    () => undefined,
+    () => true,
+  );
+  return subscriber;
 }
 
 function isCluster(redis: Redis | Cluster): redis is Cluster {
