@@ -78,9 +78,14 @@ export function adviseDelay(policy: ResolvedPlanPolicy, assignorVersions: readon
   };
 }
 
-/** The delay the plan recommends for a restart time: the restart plus max(30 s, half of it), up to the next 10 s. */
+/**
+ * The delay the plan recommends for a restart time: the restart plus a margin for a slower one, up to the next 10 s.
+ * The margin is 30 s, or half the restart when that is more; a restart under 15 s gets twice itself instead (a
+ * restart that short spreads by seconds, and every second of delay is a second each follower's tasks wait).
+ */
 export function recommendedDelayFor(restartMs: number): number {
-  return roundUp(restartMs + Math.max(DELAY_MARGIN_MS, restartMs / 2), 10_000);
+  const margin = Math.max(Math.min(DELAY_MARGIN_MS, 2 * restartMs), restartMs / 2);
+  return roundUp(restartMs + margin, 10_000);
 }
 
 function roundUp(ms: number, unit: number): number {

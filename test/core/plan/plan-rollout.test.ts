@@ -148,6 +148,16 @@ describe("planRollout: delay analysis and prediction", () => {
     expect(plan.delay.recommendedDelayMs).toBe(90_000);
   });
 
+  it("recommends a delay near a short restart: three times a 5.5 s restart, up to the next 10 s", () => {
+    const plan = planRollout(threeWorkers("3.6.1").build(), upgrade("3.7.1"), {
+      ...policy,
+      scheduledRebalanceMaxDelayMs: 60_000,
+      expectedRestartMs: 5_500,
+    });
+    expect(plan.findings.find((f) => f.code === "delay-far-above-restart")?.message).toMatch(/about 20s/);
+    expect(plan.delay.recommendedDelayMs).toBe(20_000);
+  });
+
   it("uses the default delay when none is declared and says so", () => {
     const plan = planRollout(threeWorkers("3.6.1").build(), upgrade("3.7.1"), {
       ...policy,
