@@ -1,9 +1,11 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildChartData } from "../../src/chart/chart-data.js";
 import { renderChartSvg, renderOptionSvg } from "../../src/chart/render-chart.js";
 import { startSim } from "../../src/sim/start-sim.js";
 import { runInProcessRollout } from "../in-process-rollout.js";
+import { labFrontierData } from "../lab/lab-frontier.js";
+import type { LabBenchFile } from "../lab/lab-report.js";
 import type { RunResult } from "../run-types.js";
 import { scenarioById } from "../scenarios.js";
 import { STRATEGIES } from "../strategies/strategies.js";
@@ -12,9 +14,11 @@ import { FRONTIER_SIZE, frontierData, frontierOption } from "./frontier-chart.js
 /**
  * `npm run charts:docs`: the README's pictures, regenerated into docs/charts/. A rollout's timeline (the real engine
  * against the simulator, in its time: 12 workers 3.6.1 → 3.7.1 in pace windows, labelled as simulated) and the
- * benchmark's frontier for scenario (a), one seed. About a minute.
+ * benchmark's frontier for scenario (a), one seed; and the real lab's frontier from the committed lab benchmark's
+ * results (`LAB_RESULTS`, written by `npm run bench -- --lab … --json`). About a minute.
  */
 const OUT = join("docs", "charts");
+const LAB_RESULTS = join("bench", "results", "2026-12-02-lab-3.9.1-6w-30s.json");
 
 async function timeline(): Promise<string> {
   const sim = await startSim({
@@ -59,5 +63,12 @@ async function frontier(): Promise<string> {
   return file;
 }
 
+async function labFrontier(): Promise<string> {
+  const file = JSON.parse(readFileSync(LAB_RESULTS, "utf8")) as LabBenchFile;
+  const out = join(OUT, "frontier-lab.svg");
+  writeFileSync(out, renderOptionSvg(frontierOption(labFrontierData(file)), FRONTIER_SIZE));
+  return out;
+}
+
 mkdirSync(OUT, { recursive: true });
-for (const draw of [timeline, frontier]) console.log(`written ${await draw()}`);
+for (const draw of [timeline, frontier, labFrontier]) console.log(`written ${await draw()}`);

@@ -21,6 +21,8 @@ export interface FrontierPoint {
   readonly gapMs: number;
   /** The largest share of tasks down at once (0–1): what a fast point may pay for its speed. */
   readonly peakShare: number;
+  /** A simulated point drawn beside real ones (hollow, "(sim)"); absent: the chart's only kind. */
+  readonly simulated?: boolean;
 }
 
 export interface FrontierData {
@@ -86,7 +88,7 @@ const FLOOR = "floor (per-figure bound)";
 
 /** A strategy's legend entry carries its figures: the points may sit close together. */
 function legendName(p: FrontierPoint): string {
-  return `${p.label}: ${formatDuration(p.wallMs)}, Σ ${formatDuration(p.gapMs)}, peak ${Math.round(p.peakShare * 100)} %`;
+  return `${p.label}${p.simulated === true ? " (sim)" : ""}: ${formatDuration(p.wallMs)}, Σ ${formatDuration(p.gapMs)}, peak ${Math.round(p.peakShare * 100)} %`;
 }
 
 export function frontierOption(data: FrontierData): EChartsOption {
@@ -150,13 +152,25 @@ export function frontierOption(data: FrontierData): EChartsOption {
         type: "scatter" as const,
         name: legendName(p),
         data: [[minutes(p.wallMs), hours(p.gapMs)]],
-        symbolSize: 20,
-        itemStyle: {
-          color: STRATEGY_COLORS[p.strategy],
-          borderColor: "#FFFFFF",
-          borderWidth: 1.5,
-          opacity: 0.9,
-        },
+        ...(p.simulated === true
+          ? {
+              symbol: "emptyCircle",
+              symbolSize: 16,
+              itemStyle: {
+                color: STRATEGY_COLORS[p.strategy],
+                borderColor: STRATEGY_COLORS[p.strategy],
+                borderWidth: 3,
+              },
+            }
+          : {
+              symbolSize: 20,
+              itemStyle: {
+                color: STRATEGY_COLORS[p.strategy],
+                borderColor: "#FFFFFF",
+                borderWidth: 1.5,
+                opacity: 0.9,
+              },
+            }),
       })),
       ...(data.floor === null
         ? []

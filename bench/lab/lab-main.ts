@@ -1,20 +1,23 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
+import { writeFrontierChart } from "../chart/frontier-chart.js";
 import { DEFAULT_LAB, type LabSettings, runOnLab, simulateLab } from "../lab-bench.js";
 import type { Strategy, StrategyId } from "../run-types.js";
+import { labFrontierData } from "./lab-frontier.js";
 import { evaluateGoals, renderGoals } from "./lab-goals.js";
 import { addRun, type LabBenchFile, renderLabTable } from "./lab-report.js";
 import { holdMachineLock } from "./machine-lock.js";
 
 const HELP = `npm run bench -- --lab [--kafka FROM[,TO]] [--workers N] [--connectors N] [--tasks-per-connector M]
   [--task-start-ms MS] [--delay-ms MS] [--declared-restart-ms MS] [--repeats R] [--strategy ID[,ID…]]
-  [--lock FILE] [--json FILE] [--report-only]
+  [--lock FILE] [--json FILE] [--report-only] [--chart DIR]
 
 Each strategy R times on a fresh real lab (Java 17+, Maven), then the simulator on the same cluster with the restart the
 lab measured. --json FILE adds the runs to FILE when it holds the same settings (so repeats can be run one at a time)
 and prints the table of everything in it. --lock FILE holds flock -x FILE for each lab run only. --report-only
-recomputes the simulator's figures and prints the table and the goals of FILE without running the lab.`;
+recomputes the simulator's figures and prints the table and the goals of FILE without running the lab. --chart DIR
+draws the lab's frontier there (lab-frontier.svg and .png: filled the lab's means, hollow the simulator's).`;
 
 function positive(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -40,6 +43,7 @@ export async function mainLab(argv: readonly string[], strategies: readonly Stra
       lock: { type: "string" },
       json: { type: "string" },
       "report-only": { type: "boolean" },
+      chart: { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -109,4 +113,7 @@ export async function mainLab(argv: readonly string[], strategies: readonly Stra
   console.log(renderLabTable(file));
   console.log("");
   console.log(renderGoals(evaluateGoals(file)));
+  if (values.chart !== undefined)
+    for (const written of writeFrontierChart(values.chart, labFrontierData(file), "lab"))
+      console.log(`written ${written}`);
 }
