@@ -270,6 +270,12 @@ function diagnose(world: World, evidence: Evidence): string[] {
       `  ${c.at} ${c.method} ${c.status} ${c.error ?? ""} ${String(c.params.text ?? "").slice(0, 60)}`,
     );
   for (const r of world.replicas.replicas)
-    lines.push(`${r.id} (${r.up() ? "up" : "down"}): ${r.stderr().split("\n").slice(-15).join("\n    ")}`);
+    lines.push(
+      `${r.id} (${r.up() ? "up" : "down"}): ${r
+        .stderr()
+        .split("\n")
+        .slice(-Number(process.env.CHAOS_LOG_LINES ?? 15))
+        .join("\n    ")}`,
+    );
   return lines;
 }
