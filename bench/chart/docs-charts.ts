@@ -9,7 +9,7 @@ import type { LabBenchFile } from "../lab/lab-report.js";
 import type { RunResult } from "../run-types.js";
 import { scenarioById } from "../scenarios.js";
 import { STRATEGIES } from "../strategies/strategies.js";
-import { FRONTIER_SIZE, frontierData, frontierOption } from "./frontier-chart.js";
+import { frontierData, frontierOption, frontierSize } from "./frontier-chart.js";
 
 /**
  * `npm run charts:docs`: the README's pictures, regenerated into docs/charts/. A rollout's timeline (the real engine
@@ -59,14 +59,16 @@ async function frontier(): Promise<string> {
   const runs: RunResult[] = [];
   for (const strategy of STRATEGIES) for (const seed of seeds) runs.push(await strategy.run(scenario, seed));
   const file = join(OUT, "frontier-a.svg");
-  writeFileSync(file, renderOptionSvg(frontierOption(frontierData(scenario, seeds, runs)), FRONTIER_SIZE));
+  const data = frontierData(scenario, seeds, runs);
+  writeFileSync(file, renderOptionSvg(frontierOption(data), frontierSize(data)));
   return file;
 }
 
 async function labFrontier(): Promise<string> {
   const file = JSON.parse(readFileSync(LAB_RESULTS, "utf8")) as LabBenchFile;
   const out = join(OUT, "frontier-lab.svg");
-  writeFileSync(out, renderOptionSvg(frontierOption(labFrontierData(file)), FRONTIER_SIZE));
+  const data = labFrontierData(file);
+  writeFileSync(out, renderOptionSvg(frontierOption(data), frontierSize(data)));
   return out;
 }
 

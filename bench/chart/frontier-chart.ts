@@ -83,7 +83,15 @@ const STRATEGY_COLORS: Readonly<Record<StrategyId, string>> = {
   "all-at-once": OKABE_ITO.vermillion,
 };
 
-export const FRONTIER_SIZE = { width: 1000, height: 680 };
+/** The legend's rows (two entries a row at this width): the plot is drawn above them. */
+function legendRows(data: FrontierData): number {
+  return Math.ceil((data.points.length + (data.floor === null ? 0 : 1)) / 2);
+}
+
+/** The picture's size: the plot keeps its height, the legend below it grows with the points. */
+export function frontierSize(data: FrontierData): { width: number; height: number } {
+  return { width: 1000, height: 560 + 30 * legendRows(data) };
+}
 const FLOOR = "floor (per-figure bound)";
 
 /** A strategy's legend entry carries its figures: the points may sit close together. */
@@ -107,7 +115,7 @@ export function frontierOption(data: FrontierData): EChartsOption {
       textStyle: { fontSize: 26, fontWeight: "bold", color: CHART_COLORS.text, fontFamily: CHART_FONT },
       subtextStyle: { fontSize: 15, color: CHART_COLORS.mutedText, fontFamily: CHART_FONT },
     },
-    grid: { left: 96, right: 48, top: 100, bottom: 150 },
+    grid: { left: 96, right: 48, top: 100, bottom: 80 + 30 * legendRows(data) },
     legend: {
       bottom: 8,
       left: 96,
@@ -191,7 +199,7 @@ export function frontierOption(data: FrontierData): EChartsOption {
 /** `--chart DIR`: the scenario's frontier as `frontier-<id>.svg` and `.png`. */
 export function writeFrontierChart(dir: string, data: FrontierData, id: string): string[] {
   mkdirSync(dir, { recursive: true });
-  const svg = renderOptionSvg(frontierOption(data), FRONTIER_SIZE);
+  const svg = renderOptionSvg(frontierOption(data), frontierSize(data));
   const files = [join(dir, `frontier-${id}.svg`), join(dir, `frontier-${id}.png`)];
   writeFileSync(files[0] ?? "", svg);
   writeFileSync(files[1] ?? "", svgToPng(svg));
