@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { labFrontierData } from "../../bench/lab/lab-frontier.js";
 import { evaluateGoals } from "../../bench/lab/lab-goals.js";
 import { addRun, labFloor, median, renderLabTable } from "../../bench/lab/lab-report.js";
 import { DEFAULT_LAB, type LabRun, restartsFrom } from "../../bench/lab-bench.js";
@@ -49,7 +50,39 @@ describe("the lab bench's results file and table", () => {
     expect(() => addRun(file, { ...SETTINGS, delayMs: 60_000 }, "strimzi", run())).toThrow(
       /other lab settings/,
     );
-    expect(labFloor(file)).toEqual({ perTaskMs: 10_500, sumMs: 10_500 * 24, peakShare: 1 / 6 });
+    expect(labFloor(file)).toEqual({
+      perTaskMs: 10_500,
+      sumMs: 10_500 * 24,
+      peakShare: 1 / 6,
+      wallMs: 8_500 * 6,
+    });
+  });
+
+  it("draws the lab's frontier: each strategy's mean filled, the simulator's hollow, the frontier through the lab's", () => {
+    let file = addRun(
+      null,
+      SETTINGS,
+      "strimzi",
+      run({ wallMs: 60_000, gap: { p50Ms: 1, maxMs: 1, sumMs: 300_000 } }),
+    );
+    file = addRun(
+      file,
+      SETTINGS,
+      "strimzi",
+      run({ wallMs: 40_000, gap: { p50Ms: 1, maxMs: 1, sumMs: 320_000 } }),
+    );
+    file = addRun(file, SETTINGS, "connect-roll", run({ wallMs: 200_000 }));
+    const sim = { ...run({ wallMs: 10_000, gap: { p50Ms: 1, maxMs: 1, sumMs: 10_000 } }) };
+    file = { ...file, strategies: file.strategies.map((s) => (s.id === "strimzi" ? { ...s, sim } : s)) };
+    const data = labFrontierData(file);
+    expect(data.points.map((p) => [p.strategy, p.wallMs, p.gapMs, p.simulated === true])).toEqual([
+      ["strimzi", 50_000, 310_000, false],
+      ["connect-roll", 200_000, 700_000, false],
+      ["strimzi", 10_000, 10_000, true],
+    ]);
+    // The simulated point beats both on both figures, but the frontier is drawn through the lab's points only.
+    expect(data.frontier.map((p) => p.strategy)).toEqual(["strimzi"]);
+    expect(data.floor).toEqual({ wallMs: 8_000 * 6, gapMs: 10_000 * 24 });
   });
 
   it("prints the mean with the spread, the simulator beside it, and each run's note", () => {
