@@ -1,13 +1,16 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { svgToPng } from "../../src/chart/render-chart.js";
 import { type ClusterDriver, type ClusterShape, startLabDriver, startSimDriver } from "./cluster-driver.js";
+import { fidelityChartSvg } from "./fidelity-chart.js";
 import { KNOWN_DIFFERENCES } from "./known-differences.js";
 import { type Observation, SCENARIOS, type Scenario } from "./scenarios.js";
 
 /**
- * `npm run fidelity -- --kafka V[,V…] [--scenario NAME[,NAME…]] [--json FILE]`: every scenario on the simulator (virtual time)
- * and on the real lab (real time) with the same parameters; a table of what each saw. Exit 0 only when everything
- * agrees or is a known, explained difference.
+ * `npm run fidelity -- --kafka V[,V…] [--scenario NAME[,NAME…]] [--json FILE] [--chart FILE.svg|.png]`: every scenario
+ * on the simulator (virtual time) and on the real lab (real time) with the same parameters; a table of what each saw,
+ * and with `--chart` the timings drawn (fidelity-chart.ts). `--from-json FILE` reads an earlier run's rows instead of
+ * running (to draw or print it again). Exit 0 only when everything agrees or is a known, explained difference.
  */
 export interface Row {
   readonly version: string;
@@ -165,8 +168,18 @@ export function renderTable(rows: readonly Row[]): string {
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { kafka: { type: "string" }, scenario: { type: "string" }, json: { type: "string" } },
+    options: {
+      kafka: { type: "string" },
+      scenario: { type: "string" },
+      json: { type: "string" },
+      chart: { type: "string" },
+      "from-json": { type: "string" },
+    },
   });
+  if (values.chart !== undefined && !/\.(svg|png)$/.test(values.chart)) {
+    process.stderr.write(`fidelity: --chart ${values.chart}: name a .svg or .png file\n`);
+    return 2;
+  }
   const versions = (values.kafka ?? "3.9.1,4.1.1")
     .split(",")
     .map((v) => v.trim())
@@ -179,9 +192,22 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  const rows = await runFidelity(versions, only, (l) => process.stderr.write(`fidelity: ${l}\n`));
+  const from = values["from-json"];
+  const rows =
+    from === undefined
+      ? await runFidelity(versions, only, (l) => process.stderr.write(`fidelity: ${l}\n`))
+      : (JSON.parse(await readFile(from, "utf8")) as Row[]);
   process.stdout.write(`${renderTable(rows)}\n`);
   if (values.json) await writeFile(values.json, `${JSON.stringify(rows, null, 2)}\n`);
+  if (values.chart !== undefined) {
+    const run = [...new Set(rows.map((r) => r.version))].join(", ");
+    const svg = fidelityChartSvg(
+      rows,
+      `npm run fidelity, Kafka ${run}: the band is the tolerance around the simulator`,
+    );
+    await writeFile(values.chart, values.chart.endsWith(".png") ? svgToPng(svg) : svg);
+    process.stderr.write(`fidelity: chart written to ${values.chart}\n`);
+  }
   const differs = rows.filter((r) => r.verdict === "differs");
   process.stdout.write(
     `\n${rows.length - differs.length} of ${rows.length} observations agree or are known differences; ${differs.length} differ\n`,
