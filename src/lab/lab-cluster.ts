@@ -101,12 +101,11 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
   let latestJoin: (JoinLine & { readonly at: number }) | null = null;
   let closed = false;
   const byName = (name: string) => input.workers.find((w) => w.spec.name === name);
+  // A join line names the leader by its advertised URL (the worker's own unless a proxy stands in front of it).
   const byUrl = (url: string | null) =>
     url === null
       ? undefined
-      : input.workers.find((w) =>
-          [w.url, `http://${advertisedIdOf(w.spec)}`].some((u) => url === u || url === `${u}/`),
-        );
+      : input.workers.find((w) => url.replace(/\/$/, "") === `http://${advertisedIdOf(w.spec)}`);
 
   const coordinatorGeneration = new Map<string, number>();
   function onLog(worker: LabWorker, line: string, at: number): void {

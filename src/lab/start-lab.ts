@@ -70,10 +70,8 @@ export interface LabOptions {
 
 export interface RunningLab {
   readonly cluster: LabCluster;
-  /** Each worker as clients reach it: its advertised URL (a proxy's when `advertisedPorts` is given). */
+  /** Each worker as clients reach it: its advertised URL (a proxy's when `advertise` is given). */
   readonly workers: readonly SimWorkerEndpoint[];
-  /** Where each worker's REST server itself listens. */
-  readonly listenUrls: readonly string[];
   readonly controlUrl: string;
   readonly dir: string;
   readonly brokerVersion: string;
@@ -291,7 +289,6 @@ export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
         metricsUrl: w.metricsUrl,
         workerId: advertisedIdOf(w.spec),
       })),
-      listenUrls: workers.map((w) => w.url),
       controlUrl: `http://${HOST}:${port}`,
       dir,
       brokerVersion,
