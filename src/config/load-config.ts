@@ -54,7 +54,7 @@ export function parseConfigText(text: string, options: ParseConfigOptions = {}):
     return { line: null, column: null };
   };
   const raw: unknown = doc.toJS() ?? {};
-  const checked = checkSchema(configSchema, raw, executorPlaceholder);
+  const checked = checkSchema(configSchema, raw, placeholder);
   const schemaProblems: ConfigProblem[] = checked.problems.map(({ at, ...p }) => ({ ...p, ...locate(at) }));
   const config = checked.repaired === null ? null : normalise(checked.repaired, env);
   const ruled =
@@ -69,12 +69,25 @@ export function parseConfigText(text: string, options: ParseConfigOptions = {}):
 }
 
 /**
- * A cluster whose executor is broken keeps a stand-in executor, so the rules still check its workers and gate. A
- * kubernetes executor's stand-in stays kubernetes: its rules are about the workers (every worker needs its pod).
+ * Stand-ins for values that must be there for their parent to parse, so one bad value does not hide the rules of
+ * everything around it:
+ * - a cluster whose executor is broken keeps a stand-in executor, so the rules still check its workers and gate; a
+ *   kubernetes executor's stand-in stays kubernetes: its rules are about the workers (every worker needs its pod);
+ * - a worker whose name or URL is broken keeps a stand-in of its own (unique per worker, never a real host), so the
+ *   worker stays in the list and the rules about the others (duplicate names, pods) still run.
  */
-const executorPlaceholder: Placeholder = (path, raw) => {
-  const i = path.indexOf("executor");
-  if (path[0] !== "clusters" || i !== 2) return null;
+const placeholder: Placeholder = (path, raw) => {
+  if (path[0] !== "clusters") return null;
+  if (path[2] === "executor") return executorPlaceholder(path, raw);
+  if (path[2] === "workers" && typeof path[3] === "number" && path.length === 5) {
+    const i = path[3];
+    if (path[4] === "url") return { at: path, value: `http://worker-${i}.placeholder.invalid:8083` };
+    if (path[4] === "name") return { at: path, value: `placeholder-worker-${i}` };
+  }
+  return null;
+};
+
+function executorPlaceholder(path: readonly PropertyKey[], raw: unknown) {
   const written = (raw as { clusters?: Record<string, { executor?: { kind?: unknown } }> } | null)
     ?.clusters?.[String(path[1])]?.executor?.kind;
   const value =
@@ -82,7 +95,7 @@ const executorPlaceholder: Placeholder = (path, raw) => {
       ? { kind: "kubernetes", namespace: "placeholder", statefulSet: "placeholder", container: "placeholder" }
       : { kind: "sim", controlUrl: "http://placeholder.invalid" };
   return { at: path.slice(0, 3), value };
-};
+}
 
 function normalise(config: Config, env: Readonly<Record<string, string | undefined>>): Config {
   const redisUrl = env.REDIS_URL;

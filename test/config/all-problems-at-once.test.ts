@@ -75,6 +75,31 @@ clusters:
     ]);
   });
 
+  it("a worker with a bad URL or name keeps its place: the rules about the other workers still run", () => {
+    const errors = errorsOf(`
+clusters:
+  prod:
+    workers:
+      - { name: w0, url: "not a url" }
+      - { name: w0, url: http://10.0.0.2:8083 }
+      - { name: "", url: http://10.0.0.3:8083 }
+      - { name: w3, url: http://10.0.0.4:8083, pod: connect-3 }
+    versions: { image: "registry/connect:{version}" }
+    executor: { kind: kubernetes, namespace: kafka, statefulSet: connect, container: connect }
+`);
+    const rules = errors.map((p) => `${p.path} ${p.rule}`);
+    expect(rules).toEqual([
+      "clusters.prod.workers[0].url schema",
+      "clusters.prod.workers[0].pod kubernetes-needs-pods",
+      "clusters.prod.workers[1].name unique-worker-names",
+      "clusters.prod.workers[1].pod kubernetes-needs-pods",
+      "clusters.prod.workers[2].name schema",
+      "clusters.prod.workers[2].pod kubernetes-needs-pods",
+    ]);
+    // The stand-ins never reach the user: no finding names a placeholder value.
+    for (const p of errors) expect(p.message).not.toMatch(/placeholder/);
+  });
+
   it("never shows zod's discriminator wording", () => {
     for (const p of errorsOf(twoClusters)) expect(p.message).not.toMatch(/discriminator|Invalid input/);
   });
