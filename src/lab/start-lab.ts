@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { AppError, ErrorCode } from "../core/errors.js";
 import type { SimWorkerEndpoint } from "../sim/start-sim.js";
 import { type LabBroker, startLabBroker } from "./lab-broker.js";
-import { createLabCluster, type LabCluster, type LabWorker } from "./lab-cluster.js";
+import { createLabCluster, type LabCluster } from "./lab-cluster.js";
 import { createLabControlHandler } from "./lab-control-handler.js";
 import {
   buildLabPlugin,
@@ -21,7 +21,7 @@ import {
 import { freePort, HOST } from "./lab-ports.js";
 import { readStatuses } from "./lab-rest.js";
 import { checkLabTools } from "./lab-tools.js";
-import { advertisedIdOf, type ExactlyOnceSourceSetting } from "./lab-worker.js";
+import { advertisedIdOf, type ExactlyOnceSourceSetting, type LabWorker } from "./lab-worker.js";
 
 export interface LabOptions {
   /** Version of every worker unless `workerVersions` names it (default 3.9.1). */
