@@ -1,4 +1,5 @@
-import { type LabOptions, type RunningLab, startLab } from "../../src/lab/start-lab.js";
+import type { LabOptions } from "../../src/lab/lab-options.js";
+import { type RunningLab, startLab } from "../../src/lab/start-lab.js";
 import type { SimState } from "../../src/sim/sim-types.js";
 import { startSim } from "../../src/sim/start-sim.js";
 

@@ -1,10 +1,10 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ControlResult } from "../sim/sim-cluster.js";
-import type { SimState, StopMode, WorkerState } from "../sim/sim-types.js";
-import type { JvmProcess } from "./jvm-process.js";
+import type { StopMode } from "../sim/sim-types.js";
 import type { KafkaJars } from "./lab-jars.js";
-import { createLabLedger, type LabTimeline } from "./lab-ledger.js";
+import { createLabLedger } from "./lab-ledger.js";
+import { createLabRebalances } from "./lab-rebalances.js";
 import {
   type LabConnectorKind,
   type LabExactlyOnce,
@@ -14,36 +14,14 @@ import {
 } from "./lab-rest.js";
 import { createLabSinkLedger } from "./lab-sink-ledger.js";
 import { createLabStalls } from "./lab-stalls.js";
+import { type LabConnector, type LabState, labState } from "./lab-state.js";
 import {
   advertisedIdOf,
   type ExactlyOnceSourceSetting,
+  type LabWorker,
   startLabWorkerJvm,
-  type WorkerSpec,
 } from "./lab-worker.js";
-import {
-  type JoinLine,
-  parseGenerationLine,
-  parseJoinLine,
-  parseLabEvent,
-  protocolName,
-} from "./worker-log.js";
-
-/** The real cluster behind the control API: worker JVMs, their logs and the ledger, shaped like the simulator's. */
-export interface LabWorker {
-  readonly spec: WorkerSpec;
-  version: string;
-  connectProtocol: string | null;
-  /** `exactly.once.source.support` of its next start (null: not set). */
-  exactlyOnceSourceSupport: ExactlyOnceSourceSetting | null;
-  state: WorkerState;
-  jvm: JvmProcess | null;
-  /** Set while the lab itself stops the worker: task stops then are not interruptions. */
-  stopping: boolean;
-  starts: number;
-  lastJoin: (JoinLine & { readonly at: number }) | null;
-  readonly url: string;
-  readonly metricsUrl: string;
-}
+import { parseLabEvent } from "./worker-log.js";
 
 export interface LabClusterInput {
   readonly java: string;
@@ -61,6 +39,7 @@ export interface LabClusterInput {
   readonly onLine?: (worker: string, line: string) => void;
 }
 
+/** The real cluster behind the control API: worker JVMs, their logs and the ledger, shaped like the simulator's. */
 export interface LabCluster {
   readonly workers: readonly LabWorker[];
   startWorker(name: string, version?: string): Promise<ControlResult>;
@@ -77,7 +56,7 @@ export interface LabCluster {
   /** A task stays RUNNING and moves nothing for `ms` (null: until `resumeTask`), through a file it reads. */
   stallTask(connector: string, task: number, ms: number | null): Promise<ControlResult>;
   resumeTask(connector: string, task: number): Promise<ControlResult>;
-  state(): Promise<SimState & { readonly timeline: LabTimeline }>;
+  state(): Promise<LabState>;
   /** Every task of the source connectors created so far has had a record acknowledged (its topic exists). */
   sourcesProducing(): boolean;
   resetLedger(): void;
@@ -91,14 +70,8 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
   const sinks = createLabSinkLedger();
   const controlDir = join(input.dir, "control");
   const stalls = createLabStalls(controlDir);
-  /** Generation → stop-the-world (eager, or the first cooperative one after eager), since the ledger's reset. */
-  const generations = new Map<number, boolean>();
-  let baseline = { generation: -1, protocolVersion: 2 };
-  const connectors = new Map<
-    string,
-    { kind: LabConnectorKind; tasksMax: number; config: Record<string, string> }
-  >();
-  let latestJoin: (JoinLine & { readonly at: number }) | null = null;
+  const rebalances = createLabRebalances();
+  const connectors = new Map<string, LabConnector>();
   let closed = false;
   const byName = (name: string) => input.workers.find((w) => w.spec.name === name);
   // A join line names the leader by its advertised URL (the worker's own unless a proxy stands in front of it).
@@ -107,20 +80,11 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
       ? undefined
       : input.workers.find((w) => url.replace(/\/$/, "") === `http://${advertisedIdOf(w.spec)}`);
 
-  const coordinatorGeneration = new Map<string, number>();
   function onLog(worker: LabWorker, line: string, at: number): void {
-    const generation = parseGenerationLine(line);
-    if (generation !== null) coordinatorGeneration.set(worker.spec.name, generation);
-    const join = parseJoinLine(line, coordinatorGeneration.get(worker.spec.name) ?? null);
-    if (join === null) return;
+    const seen = rebalances.observe(worker.spec.name, line, at);
+    if (seen === null) return;
     input.onLine?.(worker.spec.name, line);
-    const seen = { ...join, at };
     worker.lastJoin = seen;
-    if (join.generation > baseline.generation && !generations.has(join.generation)) {
-      const previous = latestJoin?.protocolVersion ?? baseline.protocolVersion;
-      generations.set(join.generation, join.protocolVersion === 0 || previous === 0);
-    }
-    if (latestJoin === null || join.generation >= latestJoin.generation) latestJoin = seen;
   }
 
   function onStdout(worker: LabWorker, line: string, at: number): void {
@@ -177,7 +141,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
     const jvm = w.jvm;
     if (jvm === null) return;
     w.stopping = true;
-    ledger.workerStopping(w.spec.name, Date.now(), byUrl(latestJoin?.leaderUrl ?? null) === w);
+    ledger.workerStopping(w.spec.name, Date.now(), byUrl(rebalances.latest()?.leaderUrl ?? null) === w);
     try {
       if (mode === "crash") await jvm.kill();
       else await jvm.stop(GRACE_MS);
@@ -275,62 +239,11 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
     async state() {
       const now = Date.now();
       const statuses = await readStatuses(liveUrls());
-      const configured: string[] = [];
-      for (const [name, c] of connectors)
-        for (let i = 0; i < c.tasksMax; i += 1) configured.push(`${name}/${i}`);
-      const statusOf = new Map<string, { state: string; workerId: string }>();
-      for (const c of statuses ?? [])
-        for (const t of c.tasks) statusOf.set(`${c.name}/${t.id}`, { state: t.state, workerId: t.worker_id });
-      const running = new Set<string>();
-      for (const w of input.workers)
-        if (w.jvm !== null) for (const t of ledger.runningOn(w.spec.name)) running.add(t);
-      const join = latestJoin;
-      const deadline =
-        join !== null && join.delayMs > 0 && join.at + join.delayMs > now ? join.at + join.delayMs : null;
-      const restarts: Record<string, number> = {};
-      for (const w of input.workers) restarts[w.spec.name] = Math.max(0, w.starts - 1);
-      let eager = 0;
-      for (const stopTheWorld of generations.values()) if (stopTheWorld) eager += 1;
-      const totals = ledger.totals(now);
-      return {
+      return labState(
+        { workers: input.workers, connectors, ledger, sinks, stalls, rebalances, workerAt: byUrl },
+        statuses,
         now,
-        generation: join?.generation ?? 0,
-        protocol: protocolName(join?.protocolVersion ?? 2),
-        leader: byUrl(join?.leaderUrl ?? null)?.spec.name ?? null,
-        workers: input.workers.map((w) => ({
-          name: w.spec.name,
-          workerId: advertisedIdOf(w.spec),
-          url: w.url,
-          version: w.version,
-          connectProtocol: protocolName(
-            w.lastJoin?.protocolVersion ?? (w.connectProtocol === "eager" ? 0 : 2),
-          ),
-          state: w.state,
-          joined: w.jvm !== null && w.lastJoin !== null,
-          connectors: w.jvm === null ? [] : [...(w.lastJoin?.connectors ?? [])].sort(),
-          tasks: w.jvm === null ? [] : ledger.runningOn(w.spec.name).sort(),
-        })),
-        heldTasks: configured.filter((t) => !running.has(t)),
-        delayDeadline: deadline,
-        tasks: configured.map((id) => {
-          const s = statusOf.get(id);
-          return { id, state: s?.state ?? "UNASSIGNED", workerId: s?.workerId ?? null };
-        }),
-        counters: {
-          rebalances: generations.size,
-          eagerRebalances: eager,
-          taskMoves: totals.taskMoves,
-          taskInterruptions: totals.taskInterruptions,
-          taskDowntimeMs: totals.taskDowntimeMs,
-          restarts,
-        },
-        dataFlow: {
-          ...ledger.dataFlow(now),
-          stalled: stalls.stalledNow(running, now),
-          sink: [...connectors.values()].some((c) => c.kind === "sink") ? sinks.state() : null,
-        },
-        timeline: ledger.timeline(now),
-      };
+      );
     },
     sourcesProducing() {
       for (const [name, c] of connectors)
@@ -343,9 +256,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
       const now = Date.now();
       ledger.reset(now);
       sinks.reset(now);
-      generations.clear();
-      if (latestJoin !== null)
-        baseline = { generation: latestJoin.generation, protocolVersion: latestJoin.protocolVersion };
+      rebalances.reset();
     },
     async close() {
       closed = true;

@@ -1,8 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { WorkerState } from "../sim/sim-types.js";
 import { type JvmProcess, startJvm } from "./jvm-process.js";
 import type { KafkaJars } from "./lab-jars.js";
 import { loggingArgs, writeLoggingConfig } from "./lab-logging.js";
+import type { SeenJoin } from "./lab-rebalances.js";
 
 /** What a lab worker is started with; `version` and `connectProtocol` may change between starts. */
 export interface WorkerSpec {
@@ -32,6 +34,23 @@ export function advertisedIdOf(spec: WorkerSpec): string {
 }
 
 export type ExactlyOnceSourceSetting = "disabled" | "preparing" | "enabled";
+
+/** One worker of the lab cluster: its spec, the settings of its next start, its current JVM and its last join. */
+export interface LabWorker {
+  readonly spec: WorkerSpec;
+  version: string;
+  connectProtocol: string | null;
+  /** `exactly.once.source.support` of its next start (null: not set). */
+  exactlyOnceSourceSupport: ExactlyOnceSourceSetting | null;
+  state: WorkerState;
+  jvm: JvmProcess | null;
+  /** Set while the lab itself stops the worker: task stops then are not interruptions. */
+  stopping: boolean;
+  starts: number;
+  lastJoin: SeenJoin | null;
+  readonly url: string;
+  readonly metricsUrl: string;
+}
 
 export interface WorkerStartInput {
   readonly java: string;

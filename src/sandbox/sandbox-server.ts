@@ -34,6 +34,9 @@ const PAGE_FILES: Readonly<Record<string, { file: string; type: string }>> = {
   "/index.html": { file: "index.html", type: "text/html; charset=utf-8" },
   "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
   "/blocks.js": { file: "blocks.js", type: "text/javascript; charset=utf-8" },
+  "/cluster.js": { file: "cluster.js", type: "text/javascript; charset=utf-8" },
+  "/messages.js": { file: "messages.js", type: "text/javascript; charset=utf-8" },
+  "/page-state.js": { file: "page-state.js", type: "text/javascript; charset=utf-8" },
   "/style.css": { file: "style.css", type: "text/css; charset=utf-8" },
   "/cluster.css": { file: "cluster.css", type: "text/css; charset=utf-8" },
 };

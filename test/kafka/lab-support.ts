@@ -10,7 +10,8 @@ import { checkoutRestartCommand, labClusterConfig } from "../../src/composition/
 import { parsePrometheusText } from "../../src/connect/prometheus.js";
 import { TASK_FLOW_METRIC_NAMES, taskFlowFromPrometheus } from "../../src/connect/task-flow-metrics.js";
 import type { PlanJson } from "../../src/core/plan/plan-json.js";
-import { type LabOptions, type RunningLab, startLab } from "../../src/lab/start-lab.js";
+import type { LabOptions } from "../../src/lab/lab-options.js";
+import { type RunningLab, startLab } from "../../src/lab/start-lab.js";
 import type { SimState } from "../../src/sim/sim-types.js";
 import { captureIo } from "../support/capture-io.js";
 import { waitFor } from "../support/wait-for.js";

@@ -84,6 +84,9 @@ describe("sandbox server", () => {
       ["/", "text/html"],
       ["/app.js", "text/javascript"],
       ["/blocks.js", "text/javascript"],
+      ["/cluster.js", "text/javascript"],
+      ["/messages.js", "text/javascript"],
+      ["/page-state.js", "text/javascript"],
       ["/style.css", "text/css"],
       ["/cluster.css", "text/css"],
     ] as const) {

@@ -11,8 +11,9 @@ import {
   labCacheDir,
   SUPPORTED_KAFKA,
 } from "../../lab/lab-jars.js";
+import type { LabOptions } from "../../lab/lab-options.js";
 import { checkLabTools } from "../../lab/lab-tools.js";
-import { type LabOptions, startLab } from "../../lab/start-lab.js";
+import { startLab } from "../../lab/start-lab.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
 
 function fail(io: CliIo, name: string, e: unknown): number {

@@ -1,78 +1,17 @@
 // The sandbox page: renders the channel, the open thread and the simulated cluster from the server's snapshots
 // (server-sent events), and acts as the selected person: /connect-roll commands and button clicks go to the sandbox
-// server, which signs them as Slack does and sends them to the bot. Plain browser JS, no dependencies.
+// server, which signs them as Slack does and sends them to the bot. Plain browser JS modules, no dependencies: the
+// message markup is in messages.js, the cluster panel in cluster.js, the state they share in page-state.js.
 
 import { blocksHtml, escapeHtml } from "./blocks.js";
-
-const $ = (id) => document.getElementById(id);
-const state = {
-  snapshot: null,
-  user: null,
-  openThread: null,
-  autoOpened: new Set(),
-  seen: new Map(),
-  rendered: {},
-  tab: "channel",
-};
-
-function nameOf(id) {
-  const s = state.snapshot;
-  if (s === null) return id;
-  if (id === s.bot.userId) return s.bot.name;
-  return s.users.find((u) => u.id === id)?.name ?? s.groups[id] ?? id;
-}
-const names = { user: nameOf, channel: (id) => state.snapshot?.channel.name ?? id };
-
-function timeOf(ts) {
-  if (!state.seen.has(ts)) state.seen.set(ts, new Date());
-  return state.seen.get(ts).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
-}
-
-function messageHtml(m, options = {}) {
-  const bot = m.user === state.snapshot.bot.userId;
-  const author = options.ephemeral ? (bot ? "connect-roll" : "Slackbot") : nameOf(m.user);
-  const avatar =
-    options.ephemeral && !bot ? `<div class="avatar slackbot">S</div>` : `<div class="avatar bot">⟳</div>`;
-  const tag = options.ephemeral
-    ? `<span class="ephemeral-tag">👁 Only visible to you</span>`
-    : m.broadcast && options.inThread
-      ? `<span class="broadcast-tag">↗ Also sent to the channel</span>`
-      : "";
-  const from =
-    options.broadcastOf === undefined
-      ? ""
-      : `<div class="broadcast-of">replied to a thread: <button type="button" class="replies-link" data-open-thread="${escapeHtml(options.broadcastOf)}">view thread</button></div>`;
-  const replies =
-    options.replies === undefined || options.replies === 0
-      ? ""
-      : `<button type="button" class="replies-link" data-open-thread="${escapeHtml(m.ts)}">💬 ${options.replies} ${options.replies === 1 ? "reply" : "replies"}</button>`;
-  const cls = ["message", options.ephemeral ? "ephemeral" : "", options.selected ? "selected" : ""].join(" ");
-  return `<div class="${cls}" data-ts="${escapeHtml(m.ts)}">${avatar}<div class="body"><div class="meta"><span class="author">${escapeHtml(author)}</span><span class="app-badge">APP</span><span class="time">${timeOf(m.ts)}</span>${m.edited ? `<span class="edited">(edited)</span>` : ""}${tag}</div>${from}${blocksHtml(m, names)}${filesHtml(m.files ?? [])}${replies}</div></div>`;
-}
-
-/** Shared files: images inline at Slack's preview width (a click opens the full picture), others as links. */
-function filesHtml(files) {
-  return files
-    .map((f) =>
-      f.mimetype.startsWith("image/")
-        ? `<figure class="file"><a href="${escapeHtml(f.url)}" target="_blank" rel="noopener"><img src="${escapeHtml(f.url)}" alt="${escapeHtml(f.altText)}" data-file="${escapeHtml(f.name)}"></a><figcaption>${escapeHtml(f.title)}</figcaption></figure>`
-        : `<div class="file"><a href="${escapeHtml(f.url)}" target="_blank" rel="noopener">📎 ${escapeHtml(f.title)}</a></div>`,
-    )
-    .join("");
-}
+import { renderCluster } from "./cluster.js";
+import { messageHtml, names } from "./messages.js";
+import { $, setHtml, state } from "./page-state.js";
 
 // ---------- panes ----------
 
 function mine(ephemerals, threadTs) {
   return ephemerals.filter((e) => e.user === state.user && (e.threadTs ?? null) === threadTs);
-}
-
-function setHtml(el, key, html) {
-  if (state.rendered[key] === html) return;
-  const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-  el.innerHTML = html;
-  state.rendered[key] = html;
-  if (atBottom) el.scrollTop = el.scrollHeight;
 }
 
 function renderChannel(s) {
@@ -123,50 +62,6 @@ function renderHome(s) {
       ? `<div class="empty">Opening connect-roll's Home tab…</div>`
       : `<div class="home-view">${blocksHtml({ text: "", blocks }, names)}</div>`,
   );
-}
-
-function chip(task, stale) {
-  const cls = `s-${task.state.toLowerCase()}`;
-  const what = task.state === "STALLED" ? "RUNNING, moving no data" : task.state;
-  return `<span class="chip ${cls}${stale ? " stale" : ""}" title="${escapeHtml(`${task.id}: ${what}${stale ? " (stale: its worker is down)" : ""}`)}"></span>`;
-}
-
-function renderCluster(s) {
-  const c = s.cluster;
-  $("cluster-summary").textContent =
-    `cluster demo · ${c.workers.length} workers · protocol ${c.protocol} · generation ${c.generation}`;
-  const counters = [
-    ["task moves", c.counters.taskMoves],
-    ["interruptions", c.counters.taskInterruptions],
-    ["rebalances", c.counters.rebalances],
-    ["eager rebalances", c.counters.eagerRebalances],
-    ["restarts", c.counters.restarts],
-  ];
-  setHtml(
-    $("counters"),
-    "counters",
-    counters.map(([label, n]) => `<div class="counter"><b>${n}</b><span>${label}</span></div>`).join(""),
-  );
-  const remaining = c.delayDeadline === null ? null : Math.max(0, c.delayDeadline - c.now);
-  const held = $("held");
-  held.classList.toggle("active", c.heldTasks.length > 0);
-  const heldHtml =
-    c.heldTasks.length === 0
-      ? `<span class="muted">No held tasks${remaining === null ? "" : ` · a scheduled rebalance is due in <span class="countdown">${(remaining / 1000).toFixed(1)} s</span>`}</span>`
-      : `<b>${c.heldTasks.length} held</b> (assigned to nobody, waiting for their worker)${remaining === null ? "" : ` · delay ends in <span class="countdown">${(remaining / 1000).toFixed(1)} s</span>`}<div class="chips">${c.heldTasks.map((id) => chip({ id, state: "HELD" }, false)).join("")}</div>`;
-  setHtml(held, "held", heldHtml);
-  const workers = c.workers.map((w) => {
-    const down = w.state !== "running";
-    const chips = w.tasks.map((t) => chip(t, down && t.state === "RUNNING")).join("");
-    return `<div class="worker ${escapeHtml(w.state)}"><div class="worker-head"><span class="worker-name">${escapeHtml(w.name)}</span>${w.leader ? `<span class="badge leader">★ leader</span>` : ""}<span class="badge version">${escapeHtml(w.version)}</span><span class="badge state-${escapeHtml(w.state)}">${escapeHtml(w.state)}</span><span class="worker-restarts">${w.restarts > 0 ? `restarted ×${w.restarts}` : ""} · ${w.tasks.length} tasks</span></div><div class="chips">${chips}</div></div>`;
-  });
-  const unassigned = c.unassigned.filter((t) => !c.heldTasks.includes(t.id));
-  if (unassigned.length > 0)
-    workers.push(
-      `<div class="worker"><div class="worker-head"><span class="worker-name muted">no worker</span></div><div class="chips">${unassigned.map((t) => chip(t, false)).join("")}</div></div>`,
-    );
-  setHtml($("workers"), "workers", workers.join(""));
-  setHtml($("log"), "log", s.log.map((line) => `<li>${escapeHtml(line)}</li>`).join(""));
 }
 
 function renderHeader(s) {

@@ -2,7 +2,8 @@ import { labDriverOf, startSimDriver } from "../../../bench/fidelity/cluster-dri
 import { rowsFor, runOn, shapeFor } from "../../../bench/fidelity/run-fidelity.js";
 import { SCENARIOS } from "../../../bench/fidelity/scenarios.js";
 import { createHttpClusterReader } from "../../../src/connect/http-cluster-reader.js";
-import { type LabOptions, type RunningLab, startLab } from "../../../src/lab/start-lab.js";
+import type { LabOptions } from "../../../src/lab/lab-options.js";
+import { type RunningLab, startLab } from "../../../src/lab/start-lab.js";
 import {
   type LabState,
   labState,
