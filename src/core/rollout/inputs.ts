@@ -207,7 +207,7 @@ export function onDecision(
               kind: "settling",
               step: resume.step,
               baseline: resume.baseline,
-              polls: [],
+              stable: null,
               askSlowAfter: now + s.settings.gatePolicy.expectedSettleMs,
             },
           },
@@ -227,7 +227,7 @@ export function onDecision(
               kind: "settling",
               step: resume.step,
               baseline: resume.baseline,
-              polls: [],
+              stable: null,
               askSlowAfter: now + s.settings.gatePolicy.expectedSettleMs,
             };
       return {

@@ -1,5 +1,6 @@
 import type { Plan, ResolvedPlanPolicy, RolloutTarget } from "../plan/plan-types.js";
 import type { Baseline, BaselineFlow, GateReason, ResolvedGatePolicy } from "../settle/settle-types.js";
+import type { StableRun } from "../settle/stable-run.js";
 import type { FlowTrack } from "../settle/track-flow.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import type { ApprovalKind, ApprovalRecord, PendingApproval } from "./approval-types.js";
@@ -143,7 +144,8 @@ export type Phase =
       readonly kind: "settling";
       readonly step: number;
       readonly baseline: Baseline;
-      readonly polls: readonly ClusterSnapshot[];
+      /** The run of identical polls so far; null before the first poll (and in a checkpoint that kept none). */
+      readonly stable?: StableRun | null;
       /** When to ask again whether to keep waiting (after a slow-gate prompt). */
       readonly askSlowAfter: number | null;
     }

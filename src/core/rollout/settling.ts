@@ -2,6 +2,7 @@ import { growingLag } from "../settle/assess-flow.js";
 import { exactlyOnceTasks } from "../settle/check-exactly-once.js";
 import { evaluateSettle } from "../settle/evaluate-settle.js";
 import type { GateReason } from "../settle/settle-types.js";
+import { extendStableRun } from "../settle/stable-run.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import { done, type PhaseResult, toNextStep } from "./phase-result.js";
 import { settlePollMs } from "./poll-cadence.js";
@@ -21,16 +22,16 @@ export function onSettling(s: RolloutState, snapshot: ClusterSnapshot, now: numb
   if (phase.kind !== "settling") return done(stay(s));
   const step = stepAt(s, phase.step);
   if (!step) return done(stay(s));
-  const keep = Math.max(2, s.settings.gatePolicy.consecutivePolls + 1);
-  const polls = [...phase.polls, snapshot].slice(-keep);
+  const stable = extendStableRun(phase.stable, snapshot, phase.baseline.stopIssuedAt);
   const verdict = evaluateSettle({
     baseline: phase.baseline,
-    polls,
+    polls: [snapshot],
+    stablePolls: stable.count,
     policy: s.settings.gatePolicy,
     now,
     flow: s.flow,
   });
-  const settlingPhase: Phase = { ...phase, polls };
+  const settlingPhase: Phase = { ...phase, stable };
   // Exactly-once tasks FAILED during the step (a start whose fencing failed): restarting them is offered first.
   const eos = verdict.kind === "failed" ? exactlyOnceTasks(phase.baseline, snapshot) : new Set<string>();
   const fenced =

@@ -165,7 +165,7 @@ function startGate(
 ): PhaseResult {
   const settling: RolloutState = {
     ...s,
-    phase: { kind: "settling", step: step.step, baseline, polls: [], askSlowAfter: null },
+    phase: { kind: "settling", step: step.step, baseline, stable: null, askSlowAfter: null },
   };
   return reenter({ kind: "settling" }, settling, [...events]);
 }

@@ -91,7 +91,7 @@ export function evaluateSettle(input: SettleInput): SettleVerdict {
   reasons.push(...checkExactlyOnceLeader(baseline, poll, group.leaderUrl));
   reasons.push(...checkExactlyOnceCommits(baseline, poll, input.flow));
   reasons.push(...(flow?.reasons ?? []));
-  const stable = countStablePolls(polls, baseline.stopIssuedAt);
+  const stable = input.stablePolls ?? countStablePolls(polls, baseline.stopIssuedAt);
   if (stable < policy.consecutivePolls) {
     reasons.push({
       code: "assignment-unstable",

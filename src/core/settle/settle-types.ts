@@ -66,6 +66,11 @@ export interface SettleInput {
   readonly baseline: Baseline;
   /** Recent polls, oldest first; the last one is the current state. */
   readonly polls: readonly ClusterSnapshot[];
+  /**
+   * How many polls in a row, the last included, showed the same task → state@worker map since the stop; counted
+   * from `polls` when absent. The rollout keeps this count (stable-run.ts), not the polls.
+   */
+  readonly stablePolls?: number;
   readonly policy: GatePolicy;
   readonly now: number;
   /** The rollout's data-flow track (all reads so far); without it the gate judges by statuses alone. */

@@ -1,3 +1,4 @@
+import { brotliCompressSync, brotliDecompressSync, constants } from "node:zlib";
 import { z } from "zod";
 import { AppError, ErrorCode } from "../../core/errors.js";
 import type { Decision } from "../../core/rollout/approval-types.js";
@@ -95,12 +96,39 @@ export interface StoredJobFields {
   approval: string;
 }
 
+/**
+ * A body past this size is stored compressed (Brotli, quality 5): a rollout's checkpoint carries the settle gate's
+ * baseline and newest poll and the data-flow track, with every task's state and counters; at 10,000 tasks that is
+ * megabytes of JSON whose names and configs repeat far apart, which deflate's 32 KB window misses and Brotli's 4 MB
+ * one finds (about 40:1 here against deflate's 15:1). Small bodies stay plain JSON, readable with redis-cli.
+ */
+export const COMPRESS_ABOVE_BYTES = 16 * 1024;
+const COMPRESSED = "br:";
+
+function encodeBody(json: string): string {
+  if (json.length <= COMPRESS_ABOVE_BYTES) return json;
+  const packed = brotliCompressSync(json, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: 5,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_SIZE_HINT]: json.length,
+    },
+  });
+  return COMPRESSED + packed.toString("base64");
+}
+
+/** A stored body as JSON text: plain JSON as it is, a compressed one decompressed. */
+function decodeBody(stored: string): string {
+  if (!stored.startsWith(COMPRESSED)) return stored;
+  return brotliDecompressSync(Buffer.from(stored.slice(COMPRESSED.length), "base64")).toString("utf8");
+}
+
 /** Splits a record into its stored fields (`control` and `messages` are never written from a record). */
 export function toStoredFields(record: JobRecord): StoredJobFields {
   const { fence, owner, control: _control, messages: _messages, ...body } = record;
   const stored: StoredBody = body;
   return {
-    record: JSON.stringify(stored),
+    record: encodeBody(JSON.stringify(stored)),
     fence: String(fence),
     owner: owner ?? "",
     status: record.status,
@@ -150,9 +178,9 @@ export function fromStoredFields(
 ): JobRecord {
   let body: unknown;
   try {
-    body = JSON.parse(fields.record ?? "");
+    body = JSON.parse(decodeBody(fields.record ?? ""));
   } catch (cause) {
-    throw corrupt(key, "record: not JSON", cause);
+    throw corrupt(key, "record: not JSON (or not a readable compressed body)", cause);
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw corrupt(key, "record: not an object");

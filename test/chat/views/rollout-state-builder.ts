@@ -102,7 +102,7 @@ export class RolloutStateBuilder {
       measurements: { ...NO_MEASUREMENTS, restartMs: RESTART_MS, polls: 4, ...measurements },
     });
     return this.phase(
-      { kind: "settling", step: n, baseline: this.baseline(n), polls: [], askSlowAfter: null },
+      { kind: "settling", step: n, baseline: this.baseline(n), stable: null, askSlowAfter: null },
       backAt + 30 * SECOND,
     );
   }

@@ -151,7 +151,7 @@ describe("decide: slow gate (expectedSettleMs 60 s past the 60 s delay deadline)
 
   it("keep-waiting asks again only after another expectedSettleMs", () => {
     const d = heldUntil(130_000).answer(131_000, "keep-waiting");
-    expect(d.state.phase).toMatchObject({ kind: "settling", askSlowAfter: 191_000, polls: [] });
+    expect(d.state.phase).toMatchObject({ kind: "settling", askSlowAfter: 191_000, stable: null });
     readEvery(d, 140_000, 190_000, held);
     expect(d.approvalsAsked()).toHaveLength(1);
     expect(d.action).toEqual({ kind: "read-cluster", afterMs: 10_000 });
