@@ -102,6 +102,36 @@ describe("the data-flow gate on the simulator", () => {
     expect(restarts.reduce((a, b) => a + b, 0)).toBe(1);
   });
 
+  it("holds the gate on a task that stops moving right after it ran again on its restarted worker, asks with data-stalled naming it, and restarts no other worker", async () => {
+    const s = await start();
+    const asked: ApprovalFacts[] = [];
+    let watched: string | null = null;
+    const result = await runInProcessRollout({
+      sim: s,
+      target: restart,
+      delayMs: DELAY_MS,
+      expectedRestartMs: 4_000,
+      pollIntervalMs: 1_000,
+      decide: (kind) => (kind === "slow-gate" ? "abort" : "approve"),
+      onEvent: (e, state) => {
+        if (e.kind === "restart-issued" && e.step === 1) {
+          watched = sourceTaskOf(s, state.steps[0]?.workerId ?? "");
+          if (watched !== null) stallOnceItWritesOn(s, watched, e.worker);
+        }
+        if (e.kind === "approval-requested") asked.push(e.approval.facts);
+      },
+    });
+    expect(watched).not.toBeNull();
+    expect(s.cluster.state().dataFlow.stalled).toEqual([watched]);
+    expect(result.summary.result).toBe("aborted");
+    const facts = asked.find((f) => f.kind === "gate-slow");
+    expect(facts?.kind === "gate-slow" && facts.reasons.find((r) => r.code === "data-stalled")).toMatchObject(
+      { tasks: [expect.objectContaining({ task: watched })] },
+    );
+    const restarts = Object.values(s.cluster.state().counters.restarts);
+    expect(restarts.reduce((a, b) => a + b, 0)).toBe(1);
+  });
+
   it("lets the gate pass once the stalled task moves data again (keep waiting, then resumed)", async () => {
     const s = await start();
     let stalled: string | null = null;
@@ -148,13 +178,35 @@ describe("the data-flow gate on the simulator", () => {
   });
 });
 
-/** Stalls (until resumed) one source task that the worker runs, and returns it. */
-function stallOneTaskOf(s: RunningSim, workerId: string): string | null {
+/** One source task whose status names the worker, or null. */
+function sourceTaskOf(s: RunningSim, workerId: string): string | null {
   const task = s.cluster
     .state()
     .tasks.find((t) => t.workerId === workerId && (t.id.startsWith("orders/") || t.id.startsWith("clicks/")));
-  if (!task) return null;
-  const [connector, id] = task.id.split("/");
+  return task?.id ?? null;
+}
+
+function stall(s: RunningSim, task: string): void {
+  const [connector, id] = task.split("/");
   s.cluster.stallTask(connector ?? "", Number(id), null);
-  return task.id;
+}
+
+/** Stalls (until resumed) one source task that the worker runs, and returns it. */
+function stallOneTaskOf(s: RunningSim, workerId: string): string | null {
+  const task = sourceTaskOf(s, workerId);
+  if (task !== null) stall(s, task);
+  return task;
+}
+
+/**
+ * Stalls `task` (until resumed) as soon as a new instance of it on `worker` has written records: the worker is back
+ * from its restart and the task moved data again, then stops. Looked at every 100 ms of the simulation's time.
+ */
+function stallOnceItWritesOn(s: RunningSim, task: string, worker: string): void {
+  const look = (): void => {
+    const flow = s.cluster.connect.worker(worker)?.taskFlow.find((t) => `${t.connector}/${t.task}` === task);
+    if (flow !== undefined && flow.records > 0) stall(s, task);
+    else s.cluster.scheduler.after(100, look);
+  };
+  s.cluster.scheduler.after(100, look);
 }

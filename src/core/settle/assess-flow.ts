@@ -47,9 +47,11 @@ export interface FlowAssessment {
 }
 
 /**
- * The gate's data-flow conditions: every task that flowed in the baseline has moved data since it was (re)started
- * (`data-not-flowing` until it has), none has shown no progress for `stallAfterMs` (`data-stalled`), and no task's
- * record failures rose (`task-errors`). Tasks in `notRunning` are left to the status conditions.
+ * The gate's data-flow conditions: every task that flowed in the baseline flows now, that is, it has moved data since
+ * it was (re)started and its latest reading showed progress (`data-not-flowing` until then); none has shown no
+ * progress for `stallAfterMs` (`data-stalled`); and no task's record failures rose (`task-errors`). Having moved once
+ * is not enough: a task that wrote a few records after its restart and then stopped would pass a gate that settles
+ * within seconds, and is a stall. Tasks in `notRunning` are left to the status conditions.
  */
 export function assessFlow(
   baseline: BaselineFlow,
@@ -58,7 +60,7 @@ export function assessFlow(
   now: number,
   stallAfterMs: number,
 ): FlowAssessment {
-  const waiting: { task: string; runningForMs: number | null }[] = [];
+  const waiting: { task: string; runningForMs: number | null; quietMs?: number }[] = [];
   const stalled: { task: string; connector: string; lastMovedAt: number | null; quietMs: number }[] = [];
   for (const task of baseline.flowing) {
     if (notRunning.has(task)) continue;
@@ -71,6 +73,7 @@ export function assessFlow(
     if (quietMs >= stallAfterMs)
       stalled.push({ task, connector: connectorOf(task), lastMovedAt: t.movedAt, quietMs });
     else if (!t.moved) waiting.push({ task, runningForMs: now - t.startedAt });
+    else if (t.progressAt !== t.readAt) waiting.push({ task, runningForMs: now - t.startedAt, quietMs });
   }
   const reasons: GateReason[] = [];
   if (stalled.length > 0)
@@ -91,7 +94,9 @@ export function assessFlow(
         .map((w) =>
           w.runningForMs === null
             ? `${w.task} not in its worker's metrics`
-            : `${w.task} ${formatDuration(w.runningForMs)}`,
+            : w.quietMs !== undefined
+              ? `${w.task} no progress for ${formatDuration(w.quietMs)}`
+              : `${w.task} ${formatDuration(w.runningForMs)}`,
         )
         .join(", ")})`,
     });

@@ -120,7 +120,13 @@ export type GateReason =
   | Reason<"assignment-unstable", { stablePolls: number; needed: number }>
   | Reason<"eos-leader-unreachable", { leaderUrl: string; connectors: readonly string[] }>
   | Reason<"eos-no-commit", { tasks: readonly { task: string; workerId: string | null }[] }>
-  | Reason<"data-not-flowing", { tasks: readonly { task: string; runningForMs: number | null }[] }>
+  | Reason<
+      "data-not-flowing",
+      {
+        /** `quietMs`: the task moved data since it started, then made no progress for this long. */
+        tasks: readonly { task: string; runningForMs: number | null; quietMs?: number }[];
+      }
+    >
   | Reason<
       "data-stalled",
       { tasks: readonly { task: string; connector: string; lastMovedAt: number | null; quietMs: number }[] }

@@ -190,6 +190,26 @@ describe("learnBaselineFlow and assessFlow", () => {
     ]);
   });
 
+  it("does not call a task flowing on its first records alone: one that wrote after its restart and then stopped waits, and is stalled after stallAfterMs", () => {
+    const baseline = { flowing: ["orders/0"], idle: [], errors: { "orders/0": 0 }, lag: {} };
+    const stopped = reads([1_000, 100], [2_000, 110], [30_000, 0], [31_000, 4], [32_000, 4], [33_000, 4]);
+    expect(assessFlow(baseline, stopped, new Set(), 33_000, 60_000).reasons).toEqual([
+      expect.objectContaining({
+        code: "data-not-flowing",
+        tasks: [{ task: "orders/0", runningForMs: 3_000, quietMs: 2_000 }],
+      }),
+    ]);
+    const later = reads([1_000, 100], [2_000, 110], [30_000, 0], [31_000, 4], [92_000, 4]);
+    expect(assessFlow(baseline, later, new Set(), 92_000, 60_000).reasons).toEqual([
+      expect.objectContaining({
+        code: "data-stalled",
+        tasks: [{ task: "orders/0", connector: "orders", lastMovedAt: 31_000, quietMs: 61_000 }],
+      }),
+    ]);
+    const moving = reads([1_000, 100], [2_000, 110], [30_000, 0], [31_000, 4], [32_000, 9]);
+    expect(assessFlow(baseline, moving, new Set(), 32_000, 60_000).reasons).toEqual([]);
+  });
+
   it("lists sink tasks whose lag grew since the baseline, with its trend", () => {
     const sink = (at: number, lag: number) =>
       b
