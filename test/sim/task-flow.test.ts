@@ -3,6 +3,9 @@ import { describe, expect, it } from "vitest";
 import { parsePrometheusText } from "../../src/connect/prometheus.js";
 import { taskFlowFromPrometheus } from "../../src/connect/task-flow-metrics.js";
 import type { TaskFlowReading } from "../../src/core/snapshot.js";
+import { renderWorkerMetrics } from "../../src/sim/prometheus-metrics.js";
+import { createSimCluster } from "../../src/sim/sim-cluster.js";
+import { resolveSimOptions } from "../../src/sim/sim-options.js";
 import { createTaskFlow } from "../../src/sim/task-flow.js";
 import { followers } from "./support/control-client.js";
 import { useSims } from "./support/sim-fixture.js";
@@ -42,6 +45,32 @@ describe("the simulator's per-task data flow", () => {
     expect(r["orders-sink/1"]).toEqual({ kind: "sink", records: 100, lag: 0, fetches: 20, failures: 0 });
     expect(r["quiet/0"]?.records).toBe(0);
     expect((await c.state()).dataFlow.perTask["quiet/0"]).toBe(0);
+  });
+
+  it("exports every RUNNING task's counters on the worker that runs it; with --connectors N every second connector is a sink, under the sink series", () => {
+    const cluster = createSimCluster(
+      resolveSimOptions({ workers: 4, connectors: 3, tasksPerConnector: 2, virtualTime: true }),
+    );
+    try {
+      cluster.advance(5_000);
+      const state = cluster.state();
+      const exported: string[] = [];
+      for (const w of state.workers) {
+        const view = cluster.connect.worker(w.name);
+        if (!view) continue;
+        const text = renderWorkerMetrics(view, `connect-${w.name}`);
+        const flow = taskFlowFromPrometheus(parsePrometheusText(text).samples) ?? {};
+        for (const [task, reading] of Object.entries(flow)) {
+          expect(reading.kind, task).toBe(task.startsWith("conn-02/") ? "sink" : "source");
+          expect(state.tasks.find((t) => t.id === task)?.workerId, task).toBe(w.workerId);
+          exported.push(task);
+        }
+      }
+      expect(exported.sort()).toEqual(state.tasks.filter((t) => t.state === "RUNNING").map((t) => t.id));
+      expect(exported).toHaveLength(6);
+    } finally {
+      cluster.close();
+    }
   });
 
   it("starts a bounced task's counters from zero, and its ground-truth gap is the time it moved nothing", async () => {
