@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { ControlResult } from "../sim/sim-cluster.js";
+import type { ControlResult } from "../sim/control-result.js";
 import type { StopMode } from "../sim/sim-types.js";
 import type { KafkaJars } from "./lab-jars.js";
 import { createLabLedger } from "./lab-ledger.js";

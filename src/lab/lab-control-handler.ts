@@ -11,8 +11,8 @@ import {
   strip,
   taskId,
 } from "../sim/control-handler.js";
+import type { ControlResult } from "../sim/control-result.js";
 import { pathSegments, readJsonBody, requestUrl, sendJson } from "../sim/http-helpers.js";
-import type { ControlResult } from "../sim/sim-cluster.js";
 import type { LabCluster } from "./lab-cluster.js";
 
 /** A lab worker's restart may also change its `exactly.once.source.support` (the two-bounce enabling sequence). */

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { isAppError } from "../core/errors.js";
+import type { ControlResult } from "./control-result.js";
 import { pathSegments, readJsonBody, requestUrl, sendJson } from "./http-helpers.js";
-import type { ControlResult, SimCluster } from "./sim-cluster.js";
+import type { SimCluster } from "./sim-cluster.js";
 
 /**
  * The simulator control API of DESIGN §4 (`/sim/...`). Bad input → 400 `{error}`; unknown worker or connector
