@@ -45,15 +45,22 @@ export interface ThreadReporterOptions {
    * takes the job over edits these messages instead of posting new ones.
    */
   readonly messages?: Readonly<Record<string, string>>;
-  /** Records the ts of a step reply or prompt once posted (the job record's `messages`); must not throw. */
+  /** Records the ts of a step reply, prompt or the final report once posted (the job record's `messages`); must not throw. */
   readonly remember?: (key: string, ts: string) => void;
   /** Shares the timeline chart in the thread after the final report; without it, no chart. */
   readonly chart?: ChartPoster;
 }
 
-/** The messages a reporter records and adopts (notes are numbered per replica, so they are never adopted). */
+/**
+ * The messages a reporter records and adopts (notes are numbered per run, so they are never adopted). The final
+ * report's ts in the record says it was posted: a finished job whose record has none still owes its thread a report.
+ */
 function isDurableKey(jobId: string, key: string): boolean {
-  return key.startsWith(`${jobId}:step:`) || key.startsWith(`${jobId}:approval:`);
+  return (
+    key.startsWith(`${jobId}:step:`) ||
+    key.startsWith(`${jobId}:approval:`) ||
+    key === threadKeys.report(jobId)
+  );
 }
 
 /** The placeholder parent posted before the rollout starts (the engine has no state yet). */
