@@ -34,7 +34,7 @@ export interface Notifier {
   post(channel: string, message: SlackMessage, options: PostOptions): PostHandle;
   /**
    * Tracks a message posted elsewhere (e.g. by another bot replica) under `key`, so `update` and `threadKey`
-   * can reach it. A key already known is left as it is (its handle is returned).
+   * can reach it. A key already known is left as it is (its handle is returned), unless its post failed here.
    */
   adopt(channel: string, key: string, ts: string): PostHandle;
   /** The handle of a message posted or adopted under `key`; null when this notifier does not know it. */

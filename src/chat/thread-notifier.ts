@@ -161,7 +161,8 @@ export function createThreadNotifier(options: ThreadNotifierOptions): Notifier {
     },
     adopt(channel, key, ts) {
       const existing = messages.get(key);
-      if (existing !== undefined) return existing.handle;
+      // A message this notifier failed to post was posted elsewhere after all: the given ts replaces it.
+      if (existing !== undefined && existing.state !== "failed") return existing.handle;
       const handle: PostHandle = { key, channel, ts: Promise.resolve(ts) };
       messages.set(key, {
         key,

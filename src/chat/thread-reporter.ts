@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { PendingApproval } from "../core/rollout/approval-types.js";
 import type { RolloutEvent } from "../core/rollout/rollout-io.js";
@@ -7,7 +8,7 @@ import { restartLearnedText } from "../wording/restart-learned-text.js";
 import type { ChartPoster } from "./chart-poster.js";
 import type { Notifier, PostHandle } from "./notifier.js";
 import type { SlackMessage } from "./slack-web-api.js";
-import { escapeMrkdwn } from "./views/limits.js";
+import { escapeMrkdwn, MAX_BLOCKS } from "./views/limits.js";
 import { renderApprovalDecided, renderApprovalPrompt } from "./views/render-approval.js";
 import { renderFinalReport } from "./views/render-final-report.js";
 import { renderParent } from "./views/render-parent.js";
@@ -18,7 +19,10 @@ export const threadKeys = {
   parent: (jobId: string) => `${jobId}:parent`,
   step: (jobId: string, step: number) => `${jobId}:step:${step}`,
   approval: (jobId: string, approvalId: string) => `${jobId}:approval:${approvalId}`,
-  note: (jobId: string, n: number) => `${jobId}:note:${n}`,
+  /** Notes are numbered per reporter (`run`): a replica that runs the same job again never reuses a note's key. */
+  note: (jobId: string, run: string, n: number) => `${jobId}:note:${run}:${n}`,
+  /** The final report posted in the channel when its thread could not take it. */
+  reportInChannel: (jobId: string) => `${jobId}:report:channel`,
   report: (jobId: string) => `${jobId}:report`,
 } as const;
 
@@ -26,7 +30,10 @@ export interface ThreadReporterOptions {
   readonly notifier: Notifier;
   readonly jobId: string;
   readonly channel: string;
-  /** The parent's ts when known from the job record (a replica that takes the job over adopts it). */
+  /**
+   * The parent's ts when known from the job record (a replica that takes the job over adopts it). Replies go to the
+   * thread by this ts, so they reach it whatever the notifier still remembers of the parent.
+   */
   readonly parentTs: string | null;
   /** Clock of the runner (views show durations in its time). */
   readonly now: () => number;
@@ -38,15 +45,22 @@ export interface ThreadReporterOptions {
    * takes the job over edits these messages instead of posting new ones.
    */
   readonly messages?: Readonly<Record<string, string>>;
-  /** Records the ts of a step reply or prompt once posted (the job record's `messages`); must not throw. */
+  /** Records the ts of a step reply, prompt or the final report once posted (the job record's `messages`); must not throw. */
   readonly remember?: (key: string, ts: string) => void;
   /** Shares the timeline chart in the thread after the final report; without it, no chart. */
   readonly chart?: ChartPoster;
 }
 
-/** The messages a reporter records and adopts (notes are numbered per replica, so they are never adopted). */
+/**
+ * The messages a reporter records and adopts (notes are numbered per run, so they are never adopted). The final
+ * report's ts in the record says it was posted: a finished job whose record has none still owes its thread a report.
+ */
 function isDurableKey(jobId: string, key: string): boolean {
-  return key.startsWith(`${jobId}:step:`) || key.startsWith(`${jobId}:approval:`);
+  return (
+    key.startsWith(`${jobId}:step:`) ||
+    key.startsWith(`${jobId}:approval:`) ||
+    key === threadKeys.report(jobId)
+  );
 }
 
 /** The placeholder parent posted before the rollout starts (the engine has no state yet). */
@@ -74,8 +88,10 @@ export function createThreadReporter(
   const log = options.logger.child({ component: "thread-reporter", jobId });
   const parentKey = threadKeys.parent(jobId);
   const approvals = new Map<string, PendingApproval>();
+  const run = randomUUID().slice(0, 8);
   let notes = 0;
-  if (options.parentTs !== null) notifier.adopt(channel, parentKey, options.parentTs);
+  const { parentTs } = options;
+  if (parentTs !== null) notifier.adopt(channel, parentKey, parentTs);
   const known = new Set<string>();
   for (const [key, ts] of Object.entries(options.messages ?? {})) {
     if (!isDurableKey(jobId, key)) continue;
@@ -86,7 +102,7 @@ export function createThreadReporter(
   const reply = (key: string, message: SlackMessage, broadcast = false) => {
     const handle = notifier.post(channel, message, {
       key,
-      threadKey: parentKey,
+      ...(parentTs === null ? { threadKey: parentKey } : { threadTs: parentTs }),
       ...(broadcast ? { replyBroadcast: true } : {}),
     });
     if (options.remember !== undefined && isDurableKey(jobId, key) && !known.has(key)) {
@@ -101,7 +117,7 @@ export function createThreadReporter(
   };
   const note = (text: string) => {
     notes += 1;
-    reply(threadKeys.note(jobId, notes), { text });
+    reply(threadKeys.note(jobId, run, notes), { text });
   };
 
   function showStep(state: RolloutState, stepNumber: number): void {
@@ -118,9 +134,9 @@ export function createThreadReporter(
    * posted is said once in the thread, and the rollout is none the worse.
    */
   function postChart(chart: ChartPoster, state: RolloutState, report: PostHandle): void {
-    const parent = notifier.handleOf(parentKey);
-    if (parent === null) return;
-    Promise.all([parent.ts, report.ts])
+    const parent = parentTs === null ? notifier.handleOf(parentKey)?.ts : Promise.resolve(parentTs);
+    if (parent === undefined) return;
+    Promise.all([parent, report.ts])
       .then(async ([threadTs]) => ({
         threadTs,
         result: await chart.post({ channel, threadTs, state, now: options.now() }),
@@ -133,11 +149,26 @@ export function createThreadReporter(
           notifier.post(
             channel,
             { text: `⚠️ The timeline chart could not be posted: ${escapeMrkdwn(result.why)}.` },
-            { key: threadKeys.note(jobId, notes), threadTs },
+            { key: threadKeys.note(jobId, run, notes), threadTs },
           );
         },
         (err: unknown) => log.warn({ err }, "no chart: the thread or its report was not posted"),
       );
+  }
+
+  /**
+   * A report the thread did not take (Slack refused the reply: the thread is gone, or its parent was never known
+   * here) goes to the channel on its own, saying so: a rollout's ending is never dropped.
+   */
+  function postReportInChannel(message: SlackMessage, err: unknown): void {
+    log.warn({ err }, "final report not posted in its thread; posting it in the channel");
+    const why = "_This rollout's thread could not take its final report, so it is posted here._";
+    const note = { type: "context", elements: [{ type: "mrkdwn", text: why }] } as const;
+    notifier.post(
+      channel,
+      { text: `${why}\n${message.text}`, blocks: [note, ...(message.blocks ?? [])].slice(0, MAX_BLOCKS) },
+      { key: threadKeys.reportInChannel(jobId) },
+    );
   }
 
   function handle(event: RolloutEvent, state: RolloutState): void {
@@ -189,7 +220,9 @@ export function createThreadReporter(
         break;
       }
       case "rollout-finished": {
-        const report = reply(threadKeys.report(jobId), renderFinalReport(state, options.now()), true);
+        const message = renderFinalReport(state, options.now());
+        const report = reply(threadKeys.report(jobId), message, true);
+        report.ts.catch((err: unknown) => postReportInChannel(message, err));
         if (options.chart !== undefined) postChart(options.chart, state, report);
         break;
       }

@@ -116,8 +116,11 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
     onFinished: (job) => {
       jobChannels.delete(job.id);
       slack.homeTab.refresh();
-      // Once the report and the last updates are out, forget the job's messages (bounded memory).
-      void notifier.flush(10_000).then(() => notifier.forget(`${job.id}:`));
+      // Once the report and the last updates are out, forget the job's messages (bounded memory), unless this replica
+      // runs the job again meanwhile (it took back a rollout whose lease it lost): that run's thread needs them.
+      void notifier.flush(10_000).then(() => {
+        if (!service.running().includes(job.id)) notifier.forget(`${job.id}:`);
+      });
     },
   });
 

@@ -41,6 +41,9 @@ const SUCCESS_SAID = /✅[^\n]*\bsucceeded\b/;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** How long the bot waits for a thread's parent before it gives the rollout up (its `parentWaitMs`), and a margin. */
+const PARENT_WAIT_MS = 65_000;
+
 /**
  * One chaos round: a world (chaos-world.ts), `/connect-roll <cluster> restart` typed in, prompts clicked, the drawn faults
  * applied at their moments, any rerun the thread proposes typed in, then the invariants over the evidence.
@@ -150,15 +153,20 @@ async function drive(
   const livePorts = () => world.replicas.live().map((r) => r.port);
   const click = createClicker(world.slack, livePorts, (n) => prng.int(n));
   const threads = () => rolloutThreads(world.slack, postedAt);
+  const channelParents = () => world.slack.store.channelMessages(CHAOS_SLACK.channel).length;
 
-  /** Types a command on a live replica until a new thread shows it was taken (a refusal or a dead replica: again). */
+  /**
+   * Types a command on a live replica until a new thread shows it was taken (a refusal or a dead replica: again). A
+   * command the bot answered with "Starting the rollout" is waited for as long as the bot waits for its parent (Slack may rate-limit it for seconds): typing it
+   * again meanwhile would ask for a second rollout, which the bot rightly refuses in a thread of its own.
+   */
   const type = async (text: string) => {
     for (let attempt = 0; attempt < 60; attempt += 1) {
-      const before = threads().length;
+      const before = channelParents();
       const ports = livePorts();
       const port = ports[prng.int(ports.length)];
       if (port !== undefined) {
-        await sendSlashCommand({
+        const answer = await sendSlashCommand({
           port,
           secret: CHAOS_SLACK.secret,
           text,
@@ -167,8 +175,10 @@ async function drive(
           team: CHAOS_SLACK.team,
           triggerId: `chaos-${Date.now()}-${attempt}`,
         }).catch(() => null);
-        for (let i = 0; i < 30 && threads().length === before; i += 1) await pause(100);
-        if (threads().length > before) return;
+        const starting = answer?.status === 200 && (await answer.text()).includes("Starting the rollout");
+        const waits = starting ? PARENT_WAIT_MS / 100 : 30;
+        for (let i = 0; i < waits && channelParents() === before; i += 1) await pause(100);
+        if (channelParents() > before) return;
       }
       await pause(500);
     }

@@ -27,12 +27,20 @@ export function stepRows(m: StoredMessage): StepRow[] {
 
 const RERUN = /`(\/connect-roll \S+ restart --since \S+)`/;
 
-/** Every rollout thread of the channel, from the fake Web API's record; `postedAt` maps a ts to when it was posted. */
+/** What a parent says when its command was refused after it was posted (the lock was taken meanwhile): no rollout. */
+const NOT_STARTED = /: not started: /;
+
+/**
+ * Every rollout thread of the channel, from the fake Web API's record; `postedAt` maps a ts to when it was posted. A
+ * parent that says its rollout did not start is a refusal, not a rollout: it owes no report.
+ */
 export function rolloutThreads(
   slack: FakeSlackWebApi,
   postedAt: ReadonlyMap<string, number>,
 ): RolloutThread[] {
-  const parents = slack.store.channelMessages(CHAOS_SLACK.channel);
+  const parents = slack.store
+    .channelMessages(CHAOS_SLACK.channel)
+    .filter((parent) => !NOT_STARTED.test(parent.text));
   return parents.flatMap((parent) => {
     const thread = slack.store.thread(CHAOS_SLACK.channel, parent.ts);
     if (thread === undefined) return [];

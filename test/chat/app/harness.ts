@@ -71,6 +71,8 @@ export interface HarnessOptions {
   readonly simSpeed?: number;
   /** How long a start waits for the thread parent's ts before the job starts without it; default 3000. */
   readonly parentWaitMs?: number;
+  /** The Redis every replica uses (a test's own redis-server); default REDIS_URL, else the machine's 6379. */
+  readonly redisUrl?: string;
 }
 
 export interface Replica {
@@ -128,6 +130,7 @@ export interface Harness {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+  const redisUrl = options.redisUrl ?? REDIS_URL;
   const prefix = `test-app-${randomUUID()}:`;
   const socket = options.transport === "socket";
   const fake = await startFakeSlackWebApi({
@@ -187,7 +190,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const replicas: Replica[] = [];
   for (let i = 0; i < (options.replicas ?? 1); i += 1) {
-    const redis = new Redis(REDIS_URL, {
+    const redis = new Redis(redisUrl, {
       commandTimeout: 2000,
       maxRetriesPerRequest: 2,
       enableOfflineQueue: false,
@@ -326,7 +329,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       for (const r of replicas) await r.runtime.stop();
       for (const r of replicas) await r.redis.quit().catch(() => r.redis.disconnect());
-      const cleaner = new Redis(REDIS_URL);
+      const cleaner = new Redis(redisUrl);
       const keys = await cleaner.keys(`${prefix}*`);
       if (keys.length > 0) await cleaner.del(...keys);
       await cleaner.quit();
