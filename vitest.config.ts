@@ -40,6 +40,7 @@ const E2E = [
   "test/composition/rollout-engine.test.ts",
   "test/composition/record-lost.test.ts",
   "test/chaos/chaos-campaign.test.ts",
+  "test/load/load.test.ts",
   "test/composition/data-flow-gate.test.ts",
   "test/bench/window-pace-e2e.test.ts",
   "test/bench/learn-restart-e2e.test.ts",

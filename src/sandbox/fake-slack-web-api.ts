@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createFakeSocketMode, type FakeSocketMode, type FakeSocketModeOptions } from "./fake-socket-mode.js";
 import { createFakeFiles } from "./web-api-files.js";
 import { createWebApiMethods, type WebApiReply, webApiError } from "./web-api-methods.js";
+import { createRateLimiter, type RateLimit } from "./web-api-rate-limits.js";
 import { readWebApiRequest, type WebApiParams } from "./web-api-request.js";
 import { createWebApiStore, type StoreChange, type WebApiStore } from "./web-api-store.js";
 
@@ -41,6 +42,11 @@ export interface FakeSlackWebApiOptions {
   host?: string;
   port?: number;
   now?: () => number;
+  /**
+   * Per-method rate limits to enforce (429 with `Retry-After` once a method's bucket is empty), e.g.
+   * `SLACK_RATE_LIMITS` from web-api-rate-limits.ts; none when unset.
+   */
+  rateLimits?: Readonly<Record<string, RateLimit>>;
 }
 
 export interface FakeSlackWebApi {
@@ -75,6 +81,7 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
   const recorded: RecordedCall[] = [];
   const failures = new Map<string, InjectedFailure[]>();
   const timers = new Set<NodeJS.Timeout>();
+  const limiter = options.rateLimits === undefined ? null : createRateLimiter(options.rateLimits, now);
 
   function takeFailure(method: string): InjectedFailure | undefined {
     for (const key of [method, "*"]) {
@@ -129,12 +136,13 @@ export async function startFakeSlackWebApi(options: FakeSlackWebApiOptions = {})
             timers.add(timer);
           });
         }
+        const limited = failure === undefined ? (limiter?.take(method, params) ?? null) : null;
         if (read.token === undefined) reply = webApiError("not_authed");
-        else if (failure?.status === 429) {
+        else if (failure?.status === 429 || limited !== null) {
           reply = {
             status: 429,
             body: { ok: false, error: "ratelimited" },
-            headers: { "retry-after": String(failure.retryAfterSeconds ?? 1) },
+            headers: { "retry-after": String(limited ?? failure?.retryAfterSeconds ?? 1) },
           };
         } else if (failure?.status !== undefined && failure.status !== 200) {
           reply = { status: failure.status, body: { ok: false, error: failure.error ?? "internal_error" } };

@@ -88,14 +88,17 @@ export function createClicker(
   slack: FakeSlackWebApi,
   livePorts: () => number[],
   pick: (n: number) => number,
+  channels: readonly string[] = [CHAOS_SLACK.channel],
 ) {
   // When each prompt was last clicked: a prompt still offering its buttons 3 s after a click (the replica refused it,
   // or died before recording it) is clicked again, as a person would.
   const clicked = new Map<string, number>();
   return async (): Promise<number> => {
     let clicks = 0;
-    for (const parent of slack.store.channelMessages(CHAOS_SLACK.channel)) {
-      const thread = slack.store.thread(CHAOS_SLACK.channel, parent.ts);
+    for (const [channel, parent] of channels.flatMap((c) =>
+      slack.store.channelMessages(c).map((m) => [c, m] as const),
+    )) {
+      const thread = slack.store.thread(channel, parent.ts);
       for (const m of [parent, ...(thread?.replies ?? [])]) {
         const offered = buttons(m);
         const choice = PREFERENCE.map((id) => offered.find((b) => b.actionId === id)).find(
@@ -110,7 +113,7 @@ export function createClicker(
         const request = buildBlockActionRequest({
           secret: CHAOS_SLACK.secret,
           userId: CHAOS_SLACK.user,
-          channelId: CHAOS_SLACK.channel,
+          channelId: channel,
           messageTs: m.ts,
           ...(m.threadTs === undefined ? {} : { threadTs: m.threadTs }),
           actionId: choice.actionId,

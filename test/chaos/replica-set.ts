@@ -14,6 +14,8 @@ export interface Replica {
   readonly id: string;
   readonly exited: Promise<unknown>;
   readonly port: number;
+  /** Its process group's id (the process `serve` runs in leads it). */
+  readonly pid: number;
   /** Alive and not stopped. */
   up(): boolean;
   stopped(): boolean;
@@ -116,6 +118,7 @@ function wrap(id: string, port: number, cli: SpawnedCli): Replica {
   return {
     id,
     port,
+    pid: cli.pid,
     exited: cli.exited,
     up: () => !dead,
     stopped: () => frozen,
