@@ -47,6 +47,7 @@ export interface ChannelQueue {
   channel: string;
   items: Item[];
   updates: Set<Tracked>;
+  /** Until when this channel's posts and ephemerals wait (a 429 of `chat.postMessage`, which Slack counts per channel). */
   pausedUntil: number;
   lastPostAt: number;
   loop: Promise<void> | undefined;
@@ -85,22 +86,29 @@ export interface ScheduleSettings {
   postIntervalMs: number;
   /** 0 while flushing. */
   minUpdateIntervalMs: number;
+  /**
+   * No `chat.update` of any channel before this: Slack counts that method per workspace, so its 429 and the notifier's
+   * spacing of it hold every channel's updates.
+   */
+  updatesNotBefore: number;
 }
 
 /**
  * What the channel's loop does next at `now`: the head post or ephemeral when due (posts spaced by
  * `postIntervalMs`), else a due update of an already-posted message, else wait until the earliest due
- * time, or idle when nothing is left. A 429 pause holds everything. Drops updates that are no longer wanted.
+ * time, or idle when nothing is left. A 429 of posts holds the channel's posts and ephemerals, one of updates every
+ * channel's updates (`updatesNotBefore`): each waits out its own limit. Drops updates that are no longer wanted.
  */
 export function nextStep(q: ChannelQueue, now: number, settings: ScheduleSettings): Step {
-  if (q.pausedUntil > now) return { kind: "wait", ms: q.pausedUntil - now };
   let wait = Number.POSITIVE_INFINITY;
   const head = q.items[0];
   if (head !== undefined) {
-    const readyAt =
+    const readyAt = Math.max(
+      q.pausedUntil,
       head.kind === "post"
         ? Math.max(head.notBefore, q.lastPostAt + settings.postIntervalMs)
-        : head.notBefore;
+        : head.notBefore,
+    );
     if (readyAt <= now) return { kind: "item", item: head };
     wait = readyAt - now;
   }
@@ -110,7 +118,11 @@ export function nextStep(q: ChannelQueue, now: number, settings: ScheduleSetting
       continue;
     }
     if (tracked.state !== "posted") continue; // its post is queued ahead; the loop comes back after it
-    const readyAt = Math.max(tracked.lastUpdateAt + settings.minUpdateIntervalMs, tracked.updateNotBefore);
+    const readyAt = Math.max(
+      tracked.lastUpdateAt + settings.minUpdateIntervalMs,
+      tracked.updateNotBefore,
+      settings.updatesNotBefore,
+    );
     if (readyAt <= now) return { kind: "update", tracked };
     wait = Math.min(wait, readyAt - now);
   }

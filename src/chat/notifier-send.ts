@@ -12,6 +12,13 @@ export interface NotifierSendersOptions {
   readonly messages: ReadonlyMap<string, Tracked>;
   /** Delay before the next attempt after `attempts` transient failures. */
   readonly backoff: (attempts: number) => number;
+  /** The notifier's `chat.update` calls across channels: the last one sent, and until when a 429 holds them. */
+  readonly updates: UpdateLimit;
+}
+
+export interface UpdateLimit {
+  lastAt: number;
+  pausedUntil: number;
 }
 
 export interface NotifierSenders {
@@ -31,11 +38,13 @@ export interface NotifierSenders {
 const serialize = (m: SlackMessage): string => JSON.stringify({ text: m.text, blocks: m.blocks ?? null });
 
 /**
- * One Web API call each for the thread notifier's queue steps, and what each failure does to the queue: a 429 pauses
- * the channel for Retry-After, a transient failure backs the item off, a permanent one drops it (rejecting its handle).
+ * One Web API call each for the thread notifier's queue steps, and what each failure does to the queue: a 429 of a
+ * post or ephemeral pauses the channel's posts for Retry-After, a 429 of an update pauses every channel's updates (Slack
+ * limits `chat.update` per workspace), a transient failure backs the item off, a permanent one drops it (rejecting its
+ * handle).
  */
 export function createNotifierSenders(options: NotifierSendersOptions): NotifierSenders {
-  const { api, clock, log, messages, backoff } = options;
+  const { api, clock, log, messages, backoff, updates } = options;
 
   async function sendPost(q: ChannelQueue, item: Extract<Item, { kind: "post" }>): Promise<void> {
     const { tracked } = item;
@@ -138,6 +147,7 @@ export function createNotifierSenders(options: NotifierSendersOptions): Notifier
       delete tracked.pending;
       return;
     }
+    updates.lastAt = clock.now();
     try {
       await api.update({ channel: q.channel, ts: tracked.ts, ...content });
       tracked.sentContent = serialized;
@@ -147,7 +157,8 @@ export function createNotifierSenders(options: NotifierSendersOptions): Notifier
     } catch (error) {
       const failure = slackFailureOf(error);
       if (failure.kind === "rate-limited") {
-        q.pausedUntil = clock.now() + failure.retryAfterMs;
+        updates.pausedUntil = Math.max(updates.pausedUntil, clock.now() + failure.retryAfterMs);
+        log.warn({ retryAfterMs: failure.retryAfterMs }, "slack rate limited chat.update");
       } else if (failure.kind === "permanent") {
         log.error(
           { channel: q.channel, key: tracked.key, slackError: failure.error },

@@ -20,6 +20,11 @@ export interface ThreadNotifierOptions {
   postIntervalMs?: number;
   /** Least time between two `chat.update` calls for the same message. Default 3000. */
   minUpdateIntervalMs?: number;
+  /**
+   * Least time between two `chat.update` calls of this notifier, whatever the channel: Slack allows the method about
+   * 50 times a minute per workspace (Tier 3). Default 1200; 0 while flushing.
+   */
+  updateSpacingMs?: number;
   /** First retry delay after a transient failure; doubles per attempt up to `maxBackoffMs`. Default 500. */
   baseBackoffMs?: number;
   /** Default 30 000. */
@@ -33,7 +38,9 @@ export interface ThreadNotifierOptions {
  * - posts keep their order per channel, spaced by `postIntervalMs`; a reply waits for its parent's `ts`;
  * - updates are coalesced per message: only the latest content, only when it differs from what Slack shows,
  *   at most every `minUpdateIntervalMs`, and only after the post has completed;
- * - 429: the channel's queue pauses for `Retry-After`; transient failures back off exponentially; thread
+ * - `chat.update` calls of all channels are spaced by `updateSpacingMs` (Slack counts them per workspace);
+ * - 429: a post's pauses the channel's posts for `Retry-After`, an update's every channel's updates; transient
+ *   failures back off exponentially; thread
  *   messages are retried until `close()` (blocking later posts of that channel, so the thread stays in order),
  *   ephemerals are dropped after `maxEphemeralAttempts`; permanent refusals (e.g. `not_in_channel`) drop the
  *   message, log an error and reject its handle.
@@ -43,6 +50,8 @@ export function createThreadNotifier(options: ThreadNotifierOptions): Notifier {
   const log = options.logger.child({ component: "thread-notifier" });
   const postIntervalMs = options.postIntervalMs ?? 1000;
   const minUpdateIntervalMs = options.minUpdateIntervalMs ?? 3000;
+  const updateSpacingMs = options.updateSpacingMs ?? 1200;
+  const updates = { lastAt: Number.NEGATIVE_INFINITY, pausedUntil: 0 };
   const baseBackoffMs = options.baseBackoffMs ?? 500;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
   const maxEphemeralAttempts = options.maxEphemeralAttempts ?? 5;
@@ -59,6 +68,7 @@ export function createThreadNotifier(options: ThreadNotifierOptions): Notifier {
     log,
     messages,
     backoff: (attempts) => Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, attempts - 1)),
+    updates,
   });
   const closedError = (key: string) =>
     new AppError(ErrorCode.SlackApi, "the notifier was closed before the message was posted", {
@@ -98,6 +108,10 @@ export function createThreadNotifier(options: ThreadNotifierOptions): Notifier {
       const step = nextStep(q, clock.now(), {
         postIntervalMs,
         minUpdateIntervalMs: flushing > 0 ? 0 : minUpdateIntervalMs,
+        updatesNotBefore: Math.max(
+          updates.pausedUntil,
+          updates.lastAt + (flushing > 0 ? 0 : updateSpacingMs),
+        ),
       });
       if (step.kind === "idle") return;
       if (step.kind === "wait") {

@@ -42,6 +42,7 @@ function makeNotifier(overrides: Partial<ThreadNotifierOptions> = {}): Notifier 
     logger,
     postIntervalMs: 20,
     minUpdateIntervalMs: 150,
+    updateSpacingMs: 10,
     baseBackoffMs: 20,
     maxBackoffMs: 100,
     ...overrides,
@@ -185,6 +186,38 @@ describe("thread notifier over the fake Web API", () => {
       "message 3",
     ]);
     for (const handle of handles) await expect(handle?.ts).resolves.toMatch(/^\d+\.\d{6}$/);
+  });
+
+  it("holds every channel's updates on a 429 of chat.update, but not their posts", async () => {
+    const parents = ["C1", "C2"].map((c) => notifier.post(c, { text: `${c} v0` }, { key: `parent-${c}` }));
+    await clock.run(Promise.all(parents.map((p) => p.ts)));
+    fake.failNext("chat.update", { status: 429, retryAfterSeconds: 1 });
+    const start = clock.now();
+    notifier.update("C1", "parent-C1", { text: "C1 v1" });
+    notifier.update("C2", "parent-C2", { text: "C2 v1" });
+    notifier.post("C2", { text: "reply" }, { key: "reply-C2", threadKey: "parent-C2" });
+    await clock.advance(2_000);
+    expect(fake.calls("chat.update").map((c) => c.status)).toEqual([429, 200, 200]);
+    const updatedAt = sent.filter((c) => c.method === "chat.update").map((c) => c.at - start);
+    // C2's update, spaced after C1's, found the pause; both waited out the one Retry-After; the reply in C2 did not.
+    expect(updatedAt[0]).toBe(0);
+    expect(updatedAt.slice(1).every((at) => at >= 1000)).toBe(true);
+    const replyAt = sent.find((c) => c.text === "reply")?.at ?? Number.POSITIVE_INFINITY;
+    expect(replyAt - start).toBeLessThan(1000);
+    expect(fake.store.channelMessages("C1").map((m) => m.text)).toEqual(["C1 v1"]);
+    expect(fake.store.channelMessages("C2").map((m) => m.text)).toEqual(["C2 v1"]);
+  });
+
+  it("spaces chat.update calls of different channels by updateSpacingMs", async () => {
+    await notifier.close();
+    notifier = makeNotifier({ updateSpacingMs: 100 });
+    const parents = ["C1", "C2", "C3"].map((c) => notifier.post(c, { text: `${c} v0` }, { key: `p-${c}` }));
+    await clock.run(Promise.all(parents.map((p) => p.ts)));
+    for (const c of ["C1", "C2", "C3"]) notifier.update(c, `p-${c}`, { text: `${c} v1` });
+    await clock.advance(500);
+    const at = sent.filter((c) => c.method === "chat.update").map((c) => c.at);
+    expect(at).toHaveLength(3);
+    expect([(at[1] ?? 0) - (at[0] ?? 0), (at[2] ?? 0) - (at[1] ?? 0)]).toEqual([100, 100]);
   });
 
   it("delivers everything once a Slack outage (500s) is over", async () => {
