@@ -62,6 +62,9 @@ export interface ReplicaFigures {
 
 export interface LoadResult {
   readonly options: LoadOptions;
+  /** From the commands to the moment every cluster's final report was in its thread. */
+  readonly reportedMs: number | null;
+  /** From the commands to every parent showing the result and Redis holding no lock or job. */
   readonly wallMs: number;
   readonly outcomes: readonly ClusterOutcome[];
   /** Why the run is not a pass, one line each; empty when everything held. */
@@ -217,11 +220,14 @@ async function drive(
   };
   await Promise.all(clusters.map((c, i) => type(c, i)));
   let clicks = 0;
+  let reportedMs: number | null = null;
   const problems: string[] = [];
   for (;;) {
     sample();
     clicks += await click();
     for (const [i, c] of clusters.entries()) if (!taken.has(c.name)) await type(c, i);
+    if (reportedMs === null && clusters.every((c) => threadsOf(c).some((p) => reportsOf(c, p).length > 0)))
+      reportedMs = Date.now() - started;
     // Reported in the thread, and the parent's last update (coalesced, and the first to wait out a 429) delivered.
     const reported = clusters.every((c) =>
       threadsOf(c).some((p) => reportsOf(c, p).length > 0 && FINAL.test(p.text)),
@@ -291,6 +297,7 @@ async function drive(
   });
   return {
     options: o,
+    reportedMs,
     wallMs,
     outcomes,
     problems,

@@ -15,6 +15,7 @@ export function describeLoad(r: LoadResult): string[] {
   const lines = [
     `${o.clusters} simulated clusters × ${o.workers} workers, ${o.replicas} serve replicas, ${o.channels} channels: ` +
       `${r.outcomes.filter((c) => c.results.length === 1 && c.results[0] === "succeeded").length}/${o.clusters} succeeded in ${formatDuration(r.wallMs)}`,
+    `every final report in its thread after ${r.reportedMs === null ? "never" : formatDuration(r.reportedMs)}; every parent showing the result after ${formatDuration(r.wallMs)}`,
     `commands typed ${r.commandsTyped}, prompts clicked ${r.clicks}`,
     "replica     CPU time   CPU share   peak RSS",
     ...r.replicas.map(
