@@ -73,8 +73,14 @@ describe("the data-flow gate on the simulator", () => {
     for (const p of points) expect(p.notFlowing ?? 0, JSON.stringify(p)).toBeLessThanOrEqual(perWorker + 1);
   });
 
-  it("holds the gate on a task stalled right after its worker's restart, asks with data-stalled naming it, and an unattended run ends without restarting the next worker", async () => {
-    const s = await start();
+  /**
+   * An unattended rollout (a slow gate aborts) in which `stallAtFirstRestart` stalls one task as step 1's restart is
+   * issued; checks that the gate asked with data-stalled naming that task and that no other worker was restarted.
+   */
+  async function expectStallCaught(
+    s: RunningSim,
+    stallAtFirstRestart: (worker: string, workerId: string) => string | null,
+  ): Promise<string> {
     const asked: ApprovalFacts[] = [];
     let stalled: string | null = null;
     const result = await runInProcessRollout({
@@ -86,50 +92,34 @@ describe("the data-flow gate on the simulator", () => {
       decide: (kind) => (kind === "slow-gate" ? "abort" : "approve"),
       onEvent: (e, state) => {
         if (e.kind === "restart-issued" && e.step === 1)
-          stalled = stallOneTaskOf(s, state.steps[0]?.workerId ?? "");
+          stalled = stallAtFirstRestart(e.worker, state.steps[0]?.workerId ?? "");
         if (e.kind === "approval-requested") asked.push(e.approval.facts);
       },
     });
-    expect(stalled).not.toBeNull();
+    if (stalled === null) throw new Error("no task was stalled");
     expect(result.summary.result).toBe("aborted");
     const facts = asked.find((f) => f.kind === "gate-slow");
     expect(facts?.kind === "gate-slow" && facts.reasons.find((r) => r.code === "data-stalled")).toMatchObject(
-      {
-        tasks: [expect.objectContaining({ task: stalled })],
-      },
+      { tasks: [expect.objectContaining({ task: stalled })] },
     );
     const restarts = Object.values(s.cluster.state().counters.restarts);
     expect(restarts.reduce((a, b) => a + b, 0)).toBe(1);
+    return stalled;
+  }
+
+  it("holds the gate on a task stalled right after its worker's restart, asks with data-stalled naming it, and an unattended run ends without restarting the next worker", async () => {
+    const s = await start();
+    await expectStallCaught(s, (_worker, workerId) => stallOneTaskOf(s, workerId));
   });
 
   it("holds the gate on a task that stops moving right after it ran again on its restarted worker, asks with data-stalled naming it, and restarts no other worker", async () => {
     const s = await start();
-    const asked: ApprovalFacts[] = [];
-    let watched: string | null = null;
-    const result = await runInProcessRollout({
-      sim: s,
-      target: restart,
-      delayMs: DELAY_MS,
-      expectedRestartMs: 4_000,
-      pollIntervalMs: 1_000,
-      decide: (kind) => (kind === "slow-gate" ? "abort" : "approve"),
-      onEvent: (e, state) => {
-        if (e.kind === "restart-issued" && e.step === 1) {
-          watched = sourceTaskOf(s, state.steps[0]?.workerId ?? "");
-          if (watched !== null) stallOnceItWritesOn(s, watched, e.worker);
-        }
-        if (e.kind === "approval-requested") asked.push(e.approval.facts);
-      },
+    const watched = await expectStallCaught(s, (worker, workerId) => {
+      const task = sourceTaskOf(s, workerId);
+      if (task !== null) stallOnceItWritesOn(s, task, worker);
+      return task;
     });
-    expect(watched).not.toBeNull();
     expect(s.cluster.state().dataFlow.stalled).toEqual([watched]);
-    expect(result.summary.result).toBe("aborted");
-    const facts = asked.find((f) => f.kind === "gate-slow");
-    expect(facts?.kind === "gate-slow" && facts.reasons.find((r) => r.code === "data-stalled")).toMatchObject(
-      { tasks: [expect.objectContaining({ task: watched })] },
-    );
-    const restarts = Object.values(s.cluster.state().counters.restarts);
-    expect(restarts.reduce((a, b) => a + b, 0)).toBe(1);
   });
 
   it("lets the gate pass once the stalled task moves data again (keep waiting, then resumed)", async () => {
