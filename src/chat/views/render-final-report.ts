@@ -1,5 +1,6 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
+import { plural } from "../../core/plural.js";
 import type { ApprovalRecord } from "../../core/rollout/approval-types.js";
 import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
 import {
@@ -14,7 +15,7 @@ import { finishReasonText } from "../../wording/reason-text.js";
 import { planVsRealityText } from "../../wording/summary-text.js";
 import { codeSection, context, message, section, type ViewMessage } from "./blocks.js";
 import { clusterStateLines } from "./cluster-state-lines.js";
-import { mention, plural, utcTime } from "./format.js";
+import { mention, utcTime } from "./format.js";
 import { escapeMrkdwn, fitLines, MAX_SECTION_TEXT, truncateText } from "./limits.js";
 import { approvalLabel, disruptionText, rolloutSubject } from "./rollout-mrkdwn.js";
 

@@ -1,10 +1,11 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
 import type { Plan } from "../../core/plan/plan-types.js";
+import { plural } from "../../core/plural.js";
 import type { RolloutState } from "../../core/rollout/rollout-state.js";
 import { disruptionTotals, stepsDone } from "../../core/rollout/summarize.js";
 import { context, divider, header, message, section, type ViewMessage } from "./blocks.js";
-import { mention, plural, progressBar, utcTime } from "./format.js";
+import { mention, progressBar, utcTime } from "./format.js";
 import { escapeMrkdwn } from "./limits.js";
 import { reportBlocks } from "./render-final-report.js";
 import { currentText, disruptionText, rolloutSubject, stateText } from "./rollout-mrkdwn.js";

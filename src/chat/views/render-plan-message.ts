@@ -1,8 +1,8 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
 import type { Finding, FindingSeverity, Plan, PlanStep, StepWindow } from "../../core/plan/plan-types.js";
+import { plural } from "../../core/plural.js";
 import { context, message, section, sectionsOf, type ViewMessage } from "./blocks.js";
-import { plural } from "./format.js";
 import { escapeMrkdwn, fitLines, MAX_LINE, MAX_SECTION_TEXT, truncateText } from "./limits.js";
 
 const SEVERITY_ORDER: readonly FindingSeverity[] = ["block", "warn", "info"];

@@ -1,10 +1,11 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
+import { plural } from "../../core/plural.js";
 import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
 import { lagLines, stepDataFlowText } from "../../wording/data-flow-text.js";
 import { stepNoteText } from "../../wording/reason-text.js";
 import { context, message, section, type ViewMessage } from "./blocks.js";
-import { mention, plural, utcTime } from "./format.js";
+import { mention, utcTime } from "./format.js";
 import { gateLines } from "./gate-lines.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
 import { targetOf } from "./rollout-mrkdwn.js";

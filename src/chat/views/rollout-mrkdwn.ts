@@ -1,10 +1,11 @@
 import { formatDuration } from "../../core/format-duration.js";
+import { plural } from "../../core/plural.js";
 import type { ApprovalKind } from "../../core/rollout/approval-types.js";
 import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
 import type { DisruptionTotals } from "../../core/rollout/summarize.js";
 import type { GateReason } from "../../core/settle/settle-types.js";
 import { finishReasonText } from "../../wording/reason-text.js";
-import { mention, plural } from "./format.js";
+import { mention } from "./format.js";
 import { orderReasons } from "./gate-lines.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
 
