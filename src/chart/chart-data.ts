@@ -1,4 +1,5 @@
 import { formatDuration } from "../core/format-duration.js";
+import { plural } from "../core/plural.js";
 import type { RolloutState, StepRecord } from "../core/rollout/rollout-state.js";
 import { stepsDone } from "../core/rollout/summarize.js";
 import type {
@@ -52,7 +53,7 @@ export function buildChartData(state: RolloutState, options: ChartDataOptions = 
 function resultWords(state: RolloutState, interrupted: boolean): string {
   const phase = state.phase;
   if (interrupted && phase.kind !== "finished")
-    return `interrupted, ${stepsDone(state)} of ${state.steps.length} steps done`;
+    return `interrupted, ${stepsDone(state)} of ${plural(state.steps.length, "step")} done`;
   switch (phase.kind) {
     case "finished":
       return phase.result;
@@ -61,12 +62,12 @@ function resultWords(state: RolloutState, interrupted: boolean): string {
     case "awaiting-approval":
       return "waiting for approval";
     default:
-      return `running, ${stepsDone(state)} of ${state.steps.length} steps done`;
+      return `running, ${stepsDone(state)} of ${plural(state.steps.length, "step")} done`;
   }
 }
 
 function subtitleOf(state: RolloutState, spanMs: number, options: ChartDataOptions): string {
-  const workers = `${state.steps.length} worker${state.steps.length === 1 ? "" : "s"}`;
+  const workers = plural(state.steps.length, "worker");
   const parts = [workers, formatDuration(spanMs)];
   if (options.hideStart !== true) parts.push(`started ${new Date(state.startedAt).toISOString()}`);
   if (options.note !== undefined) parts.push(options.note);

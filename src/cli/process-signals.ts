@@ -1,3 +1,5 @@
+import { formatDuration } from "../core/format-duration.js";
+
 /**
  * How the CLI process ends: the first SIGINT/SIGTERM aborts the command's signal (it stops, checkpoints, closes its
  * servers); a second one, or a command that is still not done after the grace period, exits at once. Once the
@@ -23,7 +25,7 @@ export function installSignalHandlers(proc: ProcessLike, graceMs = 30_000): Abor
       controller.abort(new Error(sig));
       setTimeout(() => {
         proc.stderr.write(
-          `connect-roll: still not stopped ${Math.round(graceMs / 1000)} s after ${sig}: exiting\n`,
+          `connect-roll: still not stopped ${formatDuration(graceMs)} after ${sig}: exiting\n`,
         );
         proc.exit(SIGNAL_EXIT[sig]);
       }, graceMs).unref();

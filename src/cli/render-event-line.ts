@@ -1,10 +1,15 @@
 import { formatDuration } from "../core/format-duration.js";
+import { plural } from "../core/plural.js";
 import type { RolloutEvent } from "../core/rollout/rollout-io.js";
 import { approvalDetails, approvalPrompt } from "../wording/approval-text.js";
 import { dataFlowUnseenText, lagLines, stepDataFlowText } from "../wording/data-flow-text.js";
 import { stepExactlyOnceText } from "../wording/exactly-once-text.js";
 import { finishReasonText, reorderReasonText, skipReasonText } from "../wording/reason-text.js";
 import { restartLearnedText } from "../wording/restart-learned-text.js";
+import { taskSecondsText } from "../wording/task-time-text.js";
+
+/** How far the lines of a multi-line detail (an executor's output, an approval's details) sit under their line. */
+const DETAIL_INDENT = "    ";
 
 /** One line of `connect-roll run` output per event (the Slack thread, as text). null = nothing worth a line. */
 export function renderEventLine(event: RolloutEvent, lastGate: Map<number, string>): string | null {
@@ -14,20 +19,20 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
       const order = p.steps.map((s) => `${s.worker}${s.isLeader ? " (leader)" : ""}`).join(" → ");
       const eager =
         p.eagerWindows.length > 0
-          ? `; eager window(s): ${p.eagerWindows.map((w) => `steps ${w.fromStep}–${w.toStep}`).join(", ")}`
+          ? `; ${p.eagerWindows.length === 1 ? "eager window" : "eager windows"}: ${p.eagerWindows.map(windowSteps).join(", ")}`
           : "";
       const flow =
         p.dataFlow.kind === "visible"
-          ? `; data flow: ${p.dataFlow.flowing} tasks flowing, ${p.dataFlow.idle.length} idle`
+          ? `; data flow: ${plural(p.dataFlow.flowing, "task")} flowing, ${p.dataFlow.idle.length} idle`
           : "";
-      return `plan: ${p.steps.length} step(s): ${order}${eager}${flow}`;
+      return `plan: ${plural(p.steps.length, "step")}: ${order}${eager}${flow}`;
     }
     case "data-flow-unseen":
       return dataFlowUnseenText(event.workers);
     case "step-started":
       return `step ${event.step}: restarting ${event.worker}`;
     case "restart-issued":
-      return `step ${event.step}: ${event.worker}: ${event.detail}`;
+      return `step ${event.step}: ${event.worker}: ${indentDetail(event.detail, DETAIL_INDENT)}`;
     case "restart-learned":
       return `step ${event.step}: ${restartLearnedText(event)}`;
     case "worker-back":
@@ -45,7 +50,7 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
         ...lagLines(event.dataFlow),
         stepExactlyOnceText(event.worker, event.exactlyOnce),
       ].filter((x): x is string => x !== null);
-      return `step ${event.step}: ${event.worker} settled in ${formatDuration(m.settleMs ?? 0)}, ${m.tasksMoved} task(s) moved, task downtime ${formatDuration(m.taskDowntimeMs)}·task${flow.map((f) => `; ${f}`).join("")}`;
+      return `step ${event.step}: ${event.worker} settled in ${formatDuration(m.settleMs ?? 0)}, ${plural(m.tasksMoved, "task")} moved, downtime ${taskSecondsText(m.taskDowntimeMs)}${flow.map((f) => `; ${f}`).join("")}`;
     }
     case "step-skipped":
       return `step ${event.step}: ${event.worker} skipped: ${skipReasonText(event.reason)}`;
@@ -55,7 +60,7 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
       return `approval needed (${event.approval.kind}): ${approvalPrompt(event.approval)}${approvalDetails(
         event.approval,
       )
-        .map((d) => `\n    ${d}`)
+        .map((d) => `\n${DETAIL_INDENT}${indentDetail(d, `${DETAIL_INDENT}  `)}`)
         .join("")}`;
     case "approval-decided":
       return `approval ${event.approval.kind}: ${event.approval.decision} by ${event.approval.by}`;
@@ -74,4 +79,18 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
     case "store-recovered":
       return `resumed: Redis answers again after ${formatDuration(event.downMs)}`;
   }
+}
+
+/** "steps 2–4", or "step 3" for a window of one step. */
+function windowSteps(w: { readonly fromStep: number; readonly toStep: number }): string {
+  return w.fromStep === w.toStep ? `step ${w.fromStep}` : `steps ${w.fromStep}–${w.toStep}`;
+}
+
+/** A multi-line text with each line after the first indented by `indent`, so it reads as part of the line above. */
+function indentDetail(text: string, indent: string): string {
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line, i) => (i === 0 || line === "" ? line : `${indent}${line}`))
+    .join("\n");
 }

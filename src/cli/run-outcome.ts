@@ -1,3 +1,4 @@
+import { plural } from "../core/plural.js";
 import { summarizeRollout } from "../core/rollout/summarize.js";
 import type { RunOutcome } from "../jobs/runner/runner-deps.js";
 import { stepExactlyOnceText } from "../wording/exactly-once-text.js";
@@ -44,7 +45,7 @@ export function reportOutcome(outcome: RunOutcome, c: OutcomeContext): number {
     io,
     c.json,
     summary,
-    `${summary.totals.stepsDone}/${summary.totals.stepsTotal} steps, ${summary.totals.tasksMoved} task(s) moved; cluster: ${summary.clusterState}${interrupted ? `; resume with: ${resume}` : ""}`,
+    `${summary.totals.stepsDone}/${plural(summary.totals.stepsTotal, "step")}, ${plural(summary.totals.tasksMoved, "task")} moved; cluster: ${summary.clusterState}${interrupted ? `; resume with: ${resume}` : ""}`,
   );
   if (interrupted) {
     io.stderr.write(

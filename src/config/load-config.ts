@@ -4,6 +4,7 @@ import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { AppError, ErrorCode } from "../core/errors.js";
+import { plural } from "../core/plural.js";
 import type { ConfigProblem } from "./config-problem.js";
 import { applyRules, type FileCheck } from "./rules.js";
 import { type Config, configSchema } from "./schema.js";
@@ -165,7 +166,7 @@ export async function loadValidConfig(
   if (parsed.kind === "invalid")
     throw new AppError(
       ErrorCode.ConfigInvalid,
-      `${file} is not valid (${parsed.problems.length} problem(s))`,
+      `${file} is not valid (${plural(parsed.problems.length, "problem")})`,
       {
         details: { problems: parsed.problems },
       },

@@ -1,4 +1,5 @@
 import { formatDuration } from "../core/format-duration.js";
+import { plural } from "../core/plural.js";
 import type {
   ApprovalFacts,
   FreezeChange,
@@ -31,7 +32,7 @@ const EAGER_WINDOW_DETAILS: readonly string[] = [
 function promptOf(f: ApprovalFacts): string {
   switch (f.kind) {
     case "blocking-findings":
-      return `The preflight found ${f.findings.length} blocking problem(s) on ${f.cluster}. Start anyway?`;
+      return `The preflight found ${plural(f.findings.length, "blocking problem")} on ${f.cluster}. Start anyway?`;
     case "eager-window":
       return `Restarting ${f.worker} enters a mixed-version window in which the group runs the eager protocol: every rebalance stops every task in ${f.cluster}. Proceed?`;
     case "worker-not-back":
@@ -39,7 +40,7 @@ function promptOf(f: ApprovalFacts): string {
     case "gate-slow": {
       const stalled = stalledTasks(f.reasons);
       if (stalled.length > 0)
-        return `After restarting ${f.worker}, ${stalled.length === 1 ? "1 task is" : `${stalled.length} tasks are`} RUNNING but moving no data. Keep waiting?`;
+        return `After restarting ${f.worker}, ${plural(stalled.length, "task is", "tasks are")} RUNNING but moving no data. Keep waiting?`;
       return `The cluster has not settled after restarting ${f.worker} (${formatDuration(f.elapsedMs)} so far, delay included). Keep waiting?`;
     }
     case "gate-failed":
@@ -51,9 +52,9 @@ function promptOf(f: ApprovalFacts): string {
     case "restart-unconfirmed":
       return `A restart of ${f.worker} was issued before a takeover but cannot be confirmed. Restart it again?`;
     case "task-restart":
-      return `After restarting ${f.worker}, ${f.tasks.length === 1 ? "1 exactly-once task" : `${f.tasks.length} exactly-once tasks`} FAILED on a fencing error. Restart the failed tasks and keep waiting?`;
+      return `After restarting ${f.worker}, ${plural(f.tasks.length, "exactly-once task")} FAILED on a fencing error. Restart the failed tasks and keep waiting?`;
     case "recently-started":
-      return `${recentList(f)} started ${age(f.now - Math.max(...f.workers.map((w) => w.startedAt)))} ago, the others ${age(f.now - f.othersStartedAt)} ago: an interrupted rollout? Count ${f.workers.length === 1 ? "it" : "them"} as restarted (skip), or restart ${f.workers.length === 1 ? "it" : "them"} too?`;
+      return `${recentList(f)} started ${formatDuration(f.now - Math.max(...f.workers.map((w) => w.startedAt)))} ago, the others ${formatDuration(f.now - f.othersStartedAt)} ago: an interrupted rollout? Count ${f.workers.length === 1 ? "it" : "them"} as restarted (skip), or restart ${f.workers.length === 1 ? "it" : "them"} too?`;
   }
 }
 
@@ -110,12 +111,6 @@ function detailsOf(f: ApprovalFacts): readonly string[] {
 function recentList(f: Extract<ApprovalFacts, { kind: "recently-started" }>): string {
   const names = f.workers.map((w) => w.worker);
   return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
-}
-
-/** "40s", "3h05m", "3d": how long ago a process started. */
-function age(ms: number): string {
-  const day = 86_400_000;
-  return ms >= 2 * day ? `${Math.round(ms / day)}d` : formatDuration(ms);
 }
 
 /** "2026-12-01T10:00:00.000Z": what `--since` takes. */

@@ -1,6 +1,8 @@
 import { formatDuration } from "../core/format-duration.js";
+import { plural } from "../core/plural.js";
 import type { StepDataFlow } from "../core/rollout/rollout-state.js";
 import type { DataFlowTotals } from "../core/rollout/summarize.js";
+import { taskSecondsText } from "./task-time-text.js";
 
 /**
  * The words for data flow, as the per-task metrics show it: a step's gaps, a sink's growing lag, the rollout's totals,
@@ -23,10 +25,9 @@ export function stepDataFlowText(worker: string, flow: StepDataFlow | null): str
   const [longest] = gaps;
   if (longest === undefined) return null;
   const median = median0(gaps.map(([, g]) => g));
-  const tasks = gaps.length === 1 ? "1 task" : `${gaps.length} tasks`;
   return gaps.length === 1
     ? `data stopped ${formatDuration(longest[1])} for ${worker}'s task ${longest[0]}`
-    : `data stopped ${formatDuration(median)} for ${worker}'s ${tasks}; longest ${formatDuration(longest[1])}, ${longest[0]}`;
+    : `data stopped ${formatDuration(median)} for ${worker}'s ${plural(gaps.length, "task")}; longest ${formatDuration(longest[1])}, ${longest[0]}`;
 }
 
 /**
@@ -43,12 +44,12 @@ export function lagLines(flow: StepDataFlow | null): string[] {
   });
 }
 
-/** "data stopped for 24 tasks: longest 23s (orders-source/4), Σ 8m10s; 2 idle tasks exempt". */
+/** "data stopped for 24 tasks: longest 23s (orders-source/4), 490 task-seconds in all; 2 idle tasks exempt". */
 export function dataFlowTotalsText(d: DataFlowTotals): string {
   const longest = Object.entries(d.perTask).sort((a, b) => b[1] - a[1])[0];
-  const idle = d.tasksIdle > 0 ? `; ${d.tasksIdle} idle ${d.tasksIdle === 1 ? "task" : "tasks"} exempt` : "";
+  const idle = d.tasksIdle > 0 ? `; ${plural(d.tasksIdle, "idle task")} exempt` : "";
   if (longest === undefined) return `no task's data stopped${idle}`;
-  return `data stopped for ${d.tasksMeasured} ${d.tasksMeasured === 1 ? "task" : "tasks"}: longest ${formatDuration(longest[1])} (${longest[0]}), Σ ${formatDuration(d.sumGapMs)}${idle}`;
+  return `data stopped for ${plural(d.tasksMeasured, "task")}: longest ${formatDuration(longest[1])} (${longest[0]}), ${taskSecondsText(d.sumGapMs)} in all${idle}`;
 }
 
 function median0(values: readonly number[]): number {

@@ -1,4 +1,5 @@
 import { formatDuration } from "../core/format-duration.js";
+import { plural } from "../core/plural.js";
 import type {
   FinishReason,
   NotStarted,
@@ -94,7 +95,7 @@ export function stepNoteText(note: StepNote): string {
     case "crossed-in-window":
       return "rejoined inside the scheduled-delay window; the settle gate runs once the window's last worker is back";
     case "window-cut-short":
-      return `the next worker would not be back before the window's deadline: the window ends here and ${note.remaining} remaining worker(s) are grouped again`;
+      return `the next worker would not be back before the window's deadline: the window ends here and ${plural(note.remaining, "remaining worker is", "remaining workers are")} grouped again`;
   }
 }
 

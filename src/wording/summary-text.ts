@@ -1,6 +1,7 @@
 import { formatDuration } from "../core/format-duration.js";
 import type { RolloutState } from "../core/rollout/rollout-state.js";
 import { isStepDone, type PlanVsReality } from "../core/rollout/summarize.js";
+import { taskSecondsText } from "./task-time-text.js";
 
 /**
  * The words for a rollout's summary (core/rollout/summarize.ts): the plan next to reality, and where the cluster
@@ -16,7 +17,7 @@ export function planVsRealityText(p: PlanVsReality): string {
   return [
     `moves ${p.tasksMoved.real} (plan ${p.tasksMoved.predicted})`,
     p.dataFlowGapMs === null
-      ? `task downtime ${formatDuration(p.taskDowntimeMs.real)} (plan ${formatDuration(p.taskDowntimeMs.predicted)})`
+      ? `downtime ${taskSecondsText(p.taskDowntimeMs.real)} (plan ${taskSecondsText(p.taskDowntimeMs.predicted)})`
       : `longest data gap ${formatDuration(p.dataFlowGapMs.real)} (plan ${formatDuration(p.dataFlowGapMs.predicted)})`,
     `wall ${formatDuration(p.wallMs.real)} (plan ${formatDuration(p.wallMs.predicted)})`,
     `interruptions planned ${p.interruptions.predicted}`,

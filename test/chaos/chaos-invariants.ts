@@ -1,3 +1,4 @@
+import { plural } from "../../src/core/plural.js";
 import type { Evidence, RestartCall, Verdict } from "./chaos-evidence.js";
 
 /**
@@ -119,7 +120,7 @@ function fenced(e: Evidence): Verdict {
     problems,
     zombies.length === 0
       ? "no replica was frozen beyond the lease"
-      : `${zombies.length} zombie(s) restarted nothing`,
+      : `${plural(zombies.length, "zombie")} restarted nothing`,
   );
 }
 
@@ -135,12 +136,16 @@ function oneEnding(e: Evidence): Verdict {
       r.reports.length === 1 ? r.recordLost.length === 0 : r.reports.length === 0 && reruns.size === 1;
     if (!ok)
       problems.push(
-        `thread ${r.parentTs} has ${r.reports.length} final report(s) and ${r.recordLost.length} record-lost stop(s)${reruns.size > 1 ? " proposing different reruns" : ""}`,
+        `thread ${r.parentTs} has ${plural(r.reports.length, "final report")} and ${plural(r.recordLost.length, "record-lost stop")}${reruns.size > 1 ? " proposing different reruns" : ""}`,
       );
     if (reruns.has(null)) problems.push(`thread ${r.parentTs}: a record-lost stop proposes no rerun command`);
   }
   if (e.rollouts.length === 0) problems.push("no rollout thread was posted");
-  return verdict("one ending per rollout", problems, `${e.rollouts.length} rollout(s), one ending each`);
+  return verdict(
+    "one ending per rollout",
+    problems,
+    `${plural(e.rollouts.length, "rollout")}, one ending each`,
+  );
 }
 
 /** A final report's restarted workers are the ones the executor restarted while that rollout ran. */

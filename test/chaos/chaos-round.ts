@@ -1,3 +1,5 @@
+import { formatDuration } from "../../src/core/format-duration.js";
+import { plural } from "../../src/core/plural.js";
 import { createPrng } from "../../src/sim/prng.js";
 import { sendSlashCommand } from "../support/send-slash-command.js";
 import type { ChaosClusterKind } from "./chaos-cluster.js";
@@ -218,7 +220,7 @@ async function drive(
       if (lock === null && open !== null && open.length === 0) break;
     }
     if (Date.now() > deadline) {
-      timedOut = `the round did not end within ${o.deadlineMs} ms (${all.length} thread(s), ${world.recorder.restarts().length} restart(s))`;
+      timedOut = `the round did not end within ${formatDuration(o.deadlineMs)} (${plural(all.length, "thread")}, ${plural(world.recorder.restarts().length, "restart")})`;
       break;
     }
     await pause(100);

@@ -1,4 +1,6 @@
 import { parseArgs } from "node:util";
+import { formatDuration } from "../../src/core/format-duration.js";
+import { plural } from "../../src/core/plural.js";
 import type { ChaosClusterKind } from "./chaos-cluster.js";
 import { FAULT_KINDS, type FaultKind } from "./chaos-evidence.js";
 import { type RoundResult, runRound } from "./chaos-round.js";
@@ -47,7 +49,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     rounds.push(r);
     const failed = r.verdicts.filter((v) => !v.held);
     o.write(
-      `round ${i + 1}/${o.rounds} seed ${seed}: ${r.faults.map(describeFault).join(", ")} · ${r.rollouts} rollout(s), ${r.restarts} restart(s) · ${r.verdicts.length - failed.length}/${r.verdicts.length} invariants held · ${(r.wallMs / 1000).toFixed(1)} s`,
+      `round ${i + 1}/${o.rounds} seed ${seed}: ${r.faults.map(describeFault).join(", ")} · ${plural(r.rollouts, "rollout")}, ${plural(r.restarts, "restart")} · ${r.verdicts.length - failed.length}/${r.verdicts.length} invariants held · ${formatDuration(r.wallMs)}`,
     );
     for (const v of failed) o.write(`  FAILED ${v.invariant}: ${v.detail}`);
     if (failed.length > 0 && o.verbose === true) for (const line of r.diagnostics) o.write(`    ${line}`);
@@ -61,7 +63,10 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     for (const f of r.faults) if (f.skipped === undefined) byKind.set(f.kind, (byKind.get(f.kind) ?? 0) + 1);
   const bad = rounds.filter((r) => !r.held);
   o.write(
-    `campaign: ${rounds.length} round(s), ${[...byKind.values()].reduce((a, b) => a + b, 0)} fault(s) applied (${[...byKind.entries()].map(([k, n]) => `${k} ${n}`).join(", ") || "none"}), ${rounds.length - bad.length} round(s) held every invariant, ${bad.length} failed${bad.length > 0 ? ` (seeds ${bad.map((r) => r.seed).join(", ")})` : ""} · ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `campaign: ${plural(rounds.length, "round")}, ${plural(
+      [...byKind.values()].reduce((a, b) => a + b, 0),
+      "fault",
+    )} applied (${[...byKind.entries()].map(([k, n]) => `${k} ${n}`).join(", ") || "none"}), ${plural(rounds.length - bad.length, "round")} held every invariant, ${bad.length} failed${bad.length > 0 ? ` (seeds ${bad.map((r) => r.seed).join(", ")})` : ""} · ${formatDuration(Date.now() - started)}`,
   );
   return { rounds, held: bad.length === 0 };
 }

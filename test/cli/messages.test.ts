@@ -54,7 +54,7 @@ describe("CLI messages", () => {
     );
   });
 
-  it("task downtime carries its task unit", () => {
+  it("task downtime reads as task-seconds, counts in their number", () => {
     const line = renderEventLine(
       {
         kind: "step-settled",
@@ -73,7 +73,7 @@ describe("CLI messages", () => {
       },
       new Map(),
     );
-    expect(line).toBe("step 2: w2 settled in 5s, 0 task(s) moved, task downtime 12s·task");
+    expect(line).toBe("step 2: w2 settled in 5s, 0 tasks moved, downtime 12 task-seconds");
   });
 
   it("the sim executor does not claim the worker was down for 0 ms", async () => {

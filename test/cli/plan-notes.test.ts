@@ -61,7 +61,7 @@ describe("plan notes", () => {
     expect(p.windows).toEqual([]);
     const note = p.findings.find((f) => f.code === "window-none");
     expect(note?.message).toContain(
-      "a window fits 0 follower(s) (the delay 5000 ms must hold a restart of 200 ms plus the margin 5020 ms",
+      "a window fits 0 followers (the delay 5s must hold a restart of 0.2s plus the margin 5s",
     );
     expect(note?.message).toContain("pace.windowMarginFloorMs");
   });

@@ -197,7 +197,7 @@ describe("run at start", () => {
       CONNECT_ROLL_REDIS_PREFIX: "legacy:",
     });
     expect(await run.done).toBe(1);
-    expect(run.err()).toContain("unfinished rollout(s) of an older connect-roll");
+    expect(run.err()).toContain("holds 1 unfinished rollout of an older connect-roll");
     expect(cluster.restartCount()).toBe(0);
   }, 30_000);
 });

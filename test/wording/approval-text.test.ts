@@ -48,7 +48,7 @@ const CASES: Case[] = [
     step: null,
     options: ["continue", "approve", "abort"],
     prompt:
-      "connect-1 started 40s ago, the others 3d ago: an interrupted rollout? Count it as restarted (skip), or restart it too?",
+      "connect-1 started 40s ago, the others 3d00h ago: an interrupted rollout? Count it as restarted (skip), or restart it too?",
     details: [
       "connect-1: process started 2026-12-01T10:00:00.000Z",
       "the other workers started by 2026-11-28T10:00:40.000Z",
@@ -67,7 +67,7 @@ const CASES: Case[] = [
     },
     step: null,
     options: ["approve", "abort"],
-    prompt: "The preflight found 2 blocking problem(s) on prod-cluster. Start anyway?",
+    prompt: "The preflight found 2 blocking problems on prod-cluster. Start anyway?",
     details: ["1 FAILED before the start (task orders/1).", "connect-2 is unreachable: refused."],
   },
   {

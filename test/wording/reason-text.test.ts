@@ -106,7 +106,7 @@ const NOTES: readonly (readonly [StepNote, string])[] = [
   ],
   [
     { kind: "window-cut-short", remaining: 2 },
-    "the next worker would not be back before the window's deadline: the window ends here and 2 remaining worker(s) are grouped again",
+    "the next worker would not be back before the window's deadline: the window ends here and 2 remaining workers are grouped again",
   ],
 ];
 

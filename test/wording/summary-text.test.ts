@@ -14,7 +14,7 @@ describe("planVsRealityText", () => {
         wallMs: { predicted: 220_000, real: 105_000 },
         interruptions: { predicted: 0 },
       },
-      "moves 2 (plan 2) · task downtime 1m14s (plan 1m40s) · wall 1m45s (plan 3m40s) · interruptions planned 0",
+      "moves 2 (plan 2) · downtime 74 task-seconds (plan 100 task-seconds) · wall 1m45s (plan 3m40s) · interruptions planned 0",
     ],
     [
       {
@@ -24,7 +24,7 @@ describe("planVsRealityText", () => {
         wallMs: { predicted: 3_600_000, real: 4_000_000 },
         interruptions: { predicted: 3 },
       },
-      "moves 6 (plan 0) · task downtime 0s (plan 0s) · wall 1h06m (plan 1h00m) · interruptions planned 3",
+      "moves 6 (plan 0) · downtime 0 task-seconds (plan 0 task-seconds) · wall 1h06m (plan 1h00m) · interruptions planned 3",
     ],
     [
       {

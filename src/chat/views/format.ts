@@ -1,6 +1,6 @@
 import { escapeMrkdwn } from "./limits.js";
 
-/** Generic text pieces for views: mentions, UTC times, counts. Pure: times are passed in. */
+/** Generic text pieces for views: mentions, UTC times, links, progress. Pure: times are passed in. */
 
 const SLACK_USER_ID = /^[UW][A-Z0-9]+$/;
 
@@ -18,11 +18,6 @@ export function utcTime(ms: number): string {
 export function utcDateTime(ms: number): string {
   const iso = new Date(ms).toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
-
-/** "1 task" / "3 tasks". */
-export function plural(count: number, noun: string, pluralNoun = `${noun}s`): string {
-  return `${count} ${count === 1 ? noun : pluralNoun}`;
 }
 
 /** A Slack channel mention, `<#C123>`, or the id escaped when it does not look like one. */

@@ -1,5 +1,6 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
+import { plural } from "../../core/plural.js";
 import type { ApprovalRecord } from "../../core/rollout/approval-types.js";
 import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
 import {
@@ -12,9 +13,10 @@ import { dataFlowTotalsText, stepDataFlowText } from "../../wording/data-flow-te
 import { stepExactlyOnceText } from "../../wording/exactly-once-text.js";
 import { finishReasonText } from "../../wording/reason-text.js";
 import { planVsRealityText } from "../../wording/summary-text.js";
+import { taskSecondsText } from "../../wording/task-time-text.js";
 import { codeSection, context, message, section, type ViewMessage } from "./blocks.js";
 import { clusterStateLines } from "./cluster-state-lines.js";
-import { mention, plural, utcTime } from "./format.js";
+import { mention, utcTime } from "./format.js";
 import { escapeMrkdwn, fitLines, MAX_SECTION_TEXT, truncateText } from "./limits.js";
 import { approvalLabel, disruptionText, rolloutSubject } from "./rollout-mrkdwn.js";
 
@@ -26,7 +28,7 @@ const NAME_WIDTH = 20;
 export function renderFinalReport(state: RolloutState, now: number): ViewMessage {
   const t = disruptionTotals(state);
   const subject = escapeMrkdwn(rolloutSubject(state));
-  const fallback = `${resultWord(state)} ${subject} ${resultText(state)} after ${formatDuration(wallMs(state, now))}: ${stepsDone(state)}/${state.steps.length} steps done, ${disruptionText(t)}`;
+  const fallback = `${resultWord(state)} ${subject} ${resultText(state)} after ${formatDuration(wallMs(state, now))}: ${stepsDone(state)}/${plural(state.steps.length, "step")} done, ${disruptionText(t)}`;
   return message(fallback, [...reportBlocks(state, now), context(...reportContext(state))], "report lines");
 }
 
@@ -113,7 +115,7 @@ function stepCounts(state: RolloutState): string {
   const parts = [`${count("settled")} settled`];
   if (count("continued") > 0) parts.push(`${count("continued")} continued anyway`);
   if (count("skipped") > 0) parts.push(`${count("skipped")} skipped`);
-  return `${stepsDone(state)}/${state.steps.length} steps done (${parts.join(", ")})`;
+  return `${stepsDone(state)}/${plural(state.steps.length, "step")} done (${parts.join(", ")})`;
 }
 
 function totalsText(state: RolloutState): string {
@@ -122,7 +124,7 @@ function totalsText(state: RolloutState): string {
   const plan = state.plan;
   if (plan !== null) {
     parts.push(
-      `predicted ${plural(plan.totals.predictedMoves, "move")} and ${formatDuration(plan.totals.predictedTaskDowntimeMs)} task downtime`,
+      `predicted ${plural(plan.totals.predictedMoves, "move")} and downtime ${taskSecondsText(plan.totals.predictedTaskDowntimeMs)}`,
     );
   }
   return parts.join(" · ");
@@ -143,7 +145,7 @@ const STATUS_WORD: Readonly<Record<StepRecord["status"], string>> = {
 /** One fixed-width line per step (escaped, for a code block). */
 function stepTable(state: RolloutState): string[] {
   const width = Math.min(NAME_WIDTH, Math.max(6, ...state.steps.map((s) => s.worker.length)));
-  const head = `${"#".padStart(3)}  ${"worker".padEnd(width)}  ${"result".padEnd(11)}  restart  settle   moved  downtime`;
+  const head = `${"#".padStart(3)}  ${"worker".padEnd(width)}  ${"result".padEnd(11)}  restart  settle   moved  downtime (task-seconds)`;
   const rows = state.steps.map((s) => {
     const m = s.measurements;
     const name = truncateText(s.worker, width).padEnd(width);
@@ -154,7 +156,7 @@ function stepTable(state: RolloutState): string[] {
       (m.restartMs === null ? "-" : formatDuration(m.restartMs)).padEnd(7),
       (m.settleMs === null ? "-" : formatDuration(m.settleMs)).padEnd(7),
       String(m.tasksMoved).padStart(5),
-      formatDuration(m.taskDowntimeMs),
+      Math.round(m.taskDowntimeMs / 1000).toLocaleString("en-US"),
     ];
     return cells.join("  ");
   });

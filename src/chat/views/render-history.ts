@@ -1,4 +1,6 @@
 import { formatDuration } from "../../core/format-duration.js";
+import { plural } from "../../core/plural.js";
+import { taskSecondsText } from "../../wording/task-time-text.js";
 import { message, section, sectionsOf, type ViewMessage } from "./blocks.js";
 import { channelLink, link, mention, utcDateTime } from "./format.js";
 import { escapeMrkdwn } from "./limits.js";
@@ -35,7 +37,7 @@ export function renderHistory(entries: readonly HistoryViewEntry[], cluster?: st
     return message(text, [section(text)]);
   }
   const shown = entries.slice(0, MAX_HISTORY_SHOWN);
-  const title = `*Last ${shown.length === 1 ? "rollout" : `${shown.length} rollouts`} of ${name}*`;
+  const title = `*Last ${shown.length === 1 ? "rollout" : plural(shown.length, "rollout")} of ${name}*`;
   const lines = shown.map(entryText);
   if (entries.length > shown.length)
     lines.push(`+${entries.length - shown.length} more older rollouts not shown`);
@@ -47,6 +49,6 @@ function entryText(e: HistoryViewEntry): string {
     e.thread === null ? "" : ` · ${link(e.permalink, "thread")} in ${channelLink(e.thread.channel)}`;
   return [
     `${ICON[e.result]} *${utcDateTime(e.startedAt)}* · ${escapeMrkdwn(e.target)} · ${e.result} after ${formatDuration(e.finishedAt - e.startedAt)}`,
-    `      ${e.stepsDone}/${e.stepsTotal} steps · ${e.tasksMoved} moved · task downtime ${formatDuration(e.taskDowntimeMs)}${e.maxDataGapMs === null || e.maxDataGapMs === undefined ? "" : ` · longest data gap ${formatDuration(e.maxDataGapMs)}`} · by ${mention(e.requestedBy)}${thread}`,
+    `      ${e.stepsDone}/${plural(e.stepsTotal, "step")} · ${plural(e.tasksMoved, "task")} moved · downtime ${taskSecondsText(e.taskDowntimeMs)}${e.maxDataGapMs === null || e.maxDataGapMs === undefined ? "" : ` · longest data gap ${formatDuration(e.maxDataGapMs)}`} · by ${mention(e.requestedBy)}${thread}`,
   ].join("\n");
 }

@@ -1,10 +1,11 @@
 import type { KnownBlock } from "@slack/types";
-import { formatDuration } from "../../core/format-duration.js";
 import type { Plan } from "../../core/plan/plan-types.js";
+import { plural } from "../../core/plural.js";
 import type { RolloutState } from "../../core/rollout/rollout-state.js";
 import { disruptionTotals, stepsDone } from "../../core/rollout/summarize.js";
+import { taskSecondsText } from "../../wording/task-time-text.js";
 import { context, divider, header, message, section, type ViewMessage } from "./blocks.js";
-import { mention, plural, progressBar, utcTime } from "./format.js";
+import { mention, progressBar, utcTime } from "./format.js";
 import { escapeMrkdwn } from "./limits.js";
 import { reportBlocks } from "./render-final-report.js";
 import { currentText, disruptionText, rolloutSubject, stateText } from "./rollout-mrkdwn.js";
@@ -55,7 +56,7 @@ function planText(plan: Plan): string {
           .join(
             ", ",
           )}${plan.eagerWindows.length > 5 ? ` +${plan.eagerWindows.length - 5} more` : ""} (stop-the-world rebalances)`;
-  const predicted = `predicted ${plural(plan.totals.predictedMoves, "move")}, ${formatDuration(plan.totals.predictedTaskDowntimeMs)} task downtime`;
+  const predicted = `predicted ${plural(plan.totals.predictedMoves, "move")}, downtime ${taskSecondsText(plan.totals.predictedTaskDowntimeMs)}`;
   return `pace ${plan.pace} · ${eager} · ${predicted}`;
 }
 

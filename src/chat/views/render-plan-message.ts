@@ -1,8 +1,9 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
 import type { Finding, FindingSeverity, Plan, PlanStep, StepWindow } from "../../core/plan/plan-types.js";
+import { plural } from "../../core/plural.js";
+import { taskSecondsText } from "../../wording/task-time-text.js";
 import { context, message, section, sectionsOf, type ViewMessage } from "./blocks.js";
-import { plural } from "./format.js";
 import { escapeMrkdwn, fitLines, MAX_LINE, MAX_SECTION_TEXT, truncateText } from "./limits.js";
 
 const SEVERITY_ORDER: readonly FindingSeverity[] = ["block", "warn", "info"];
@@ -92,7 +93,7 @@ function predictedText(plan: Plan): string {
   return [
     plural(t.predictedMoves, "task move"),
     plural(t.predictedInterruptions, "interruption"),
-    `task downtime ${formatDuration(t.predictedTaskDowntimeMs)}`,
+    `downtime ${taskSecondsText(t.predictedTaskDowntimeMs)}`,
     `worst task down ${formatDuration(t.predictedMaxDowntimeMs)}`,
     `wall time ${formatDuration(t.predictedWallMs.safe)} (safe) / ${formatDuration(t.predictedWallMs.window)} (window)`,
   ].join(" · ");

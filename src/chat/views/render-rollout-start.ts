@@ -1,3 +1,4 @@
+import { formatDuration } from "../../core/format-duration.js";
 import type { SlackMessage } from "../slack-web-api.js";
 import { escapeMrkdwn } from "./limits.js";
 import { notice } from "./notice.js";
@@ -21,7 +22,7 @@ export function renderParentRefused(slackError: string): SlackMessage {
 
 export function renderParentTooSlow(waitedMs: number): SlackMessage {
   return notice("Slack is too slow right now", [
-    `The rollout's thread was not posted within ${Math.round(waitedMs / 1000)} s, and a rollout only starts with its thread. Nothing was started; try again in a few minutes.`,
+    `The rollout's thread was not posted within ${formatDuration(waitedMs)}, and a rollout only starts with its thread. Nothing was started; try again in a few minutes.`,
   ]);
 }
 

@@ -1,10 +1,12 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
+import { plural } from "../../core/plural.js";
 import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
 import { lagLines, stepDataFlowText } from "../../wording/data-flow-text.js";
 import { stepNoteText } from "../../wording/reason-text.js";
+import { taskSecondsText } from "../../wording/task-time-text.js";
 import { context, message, section, type ViewMessage } from "./blocks.js";
-import { mention, plural, utcTime } from "./format.js";
+import { mention, utcTime } from "./format.js";
 import { gateLines } from "./gate-lines.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
 import { targetOf } from "./rollout-mrkdwn.js";
@@ -89,14 +91,14 @@ function backLine(state: RolloutState, step: StepRecord): string | null {
   return `✔️ back on ${version}${after}`;
 }
 
-/** "settled in 5m02s, 0 moved, downtime 4m58s·task" (time from the restart to the passed gate). */
+/** "settled in 5m02s, 0 tasks moved, downtime 298 task-seconds" (time from the restart to the passed gate). */
 function settledText(step: StepRecord): string {
   const m = step.measurements;
   const total =
     step.settledAt !== null && step.restartIssuedAt !== null
       ? step.settledAt - step.restartIssuedAt
       : (m.restartMs ?? 0) + (m.settleMs ?? 0);
-  return `settled in ${formatDuration(total)}, ${m.tasksMoved} moved, downtime ${formatDuration(m.taskDowntimeMs)}·task`;
+  return `settled in ${formatDuration(total)}, ${plural(m.tasksMoved, "task")} moved, downtime ${taskSecondsText(m.taskDowntimeMs)}`;
 }
 
 function continuedText(state: RolloutState, step: StepRecord): string {
@@ -126,7 +128,7 @@ function contextTexts(step: StepRecord): string[] {
   const texts = [`\`${escapeMrkdwn(step.workerId)}\``];
   if (step.fromVersion !== null) texts.push(`was ${escapeMrkdwn(step.fromVersion)}`);
   if (step.status !== "pending" && step.status !== "skipped") {
-    texts.push(`${plural(m.tasksMoved, "task")} moved`, `task downtime ${formatDuration(m.taskDowntimeMs)}`);
+    texts.push(`${plural(m.tasksMoved, "task")} moved`, `downtime ${taskSecondsText(m.taskDowntimeMs)}`);
     if (m.rebalances > 0) texts.push(`${plural(m.rebalances, "rebalance")} (${m.eagerRebalances} eager)`);
   }
   if (step.restartIssuedAt !== null) texts.push(`started ${utcTime(step.restartIssuedAt)}`);
@@ -144,7 +146,7 @@ function summary(state: RolloutState, step: StepRecord): string {
     case "waiting-back":
       return "restart issued, waiting for it to come back";
     case "settling":
-      return `back, waiting for the cluster to settle (${step.gate.length} reasons)`;
+      return `back, waiting for the cluster to settle (${plural(step.gate.length, "reason")})`;
     case "settled":
       return settledText(step);
     case "skipped":

@@ -1,10 +1,12 @@
 import { formatDuration } from "../../core/format-duration.js";
+import { plural } from "../../core/plural.js";
 import type { ApprovalKind } from "../../core/rollout/approval-types.js";
 import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
 import type { DisruptionTotals } from "../../core/rollout/summarize.js";
 import type { GateReason } from "../../core/settle/settle-types.js";
 import { finishReasonText } from "../../wording/reason-text.js";
-import { mention, plural } from "./format.js";
+import { taskSecondsText } from "../../wording/task-time-text.js";
+import { mention } from "./format.js";
 import { orderReasons } from "./gate-lines.js";
 import { escapeMrkdwn, MAX_LINE, truncateText } from "./limits.js";
 
@@ -44,9 +46,9 @@ export function rolloutSubject(state: RolloutState): string {
     : `${state.cluster} ${from} → ${state.target.version}`;
 }
 
-/** "3 tasks moved · task downtime 4m58s". */
+/** "3 tasks moved · downtime 298 task-seconds". */
 export function disruptionText(t: DisruptionTotals): string {
-  return `${plural(t.tasksMoved, "task")} moved · task downtime ${formatDuration(t.taskDowntimeMs)}`;
+  return `${plural(t.tasksMoved, "task")} moved · downtime ${taskSecondsText(t.taskDowntimeMs)}`;
 }
 
 /** The step the phase is about, if any. */

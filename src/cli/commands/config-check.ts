@@ -1,6 +1,7 @@
 import { formatProblem } from "../../config/config-problem.js";
 import { loadConfigFile } from "../../config/load-config.js";
 import { isAppError } from "../../core/errors.js";
+import { plural } from "../../core/plural.js";
 import { type CliCommand, ExitCode } from "../command.js";
 
 export const configCheckCommand: CliCommand = {
@@ -35,8 +36,8 @@ Exit codes: 0 valid, 1 invalid, 2 usage error.`,
         const warnings = problems.length - errors;
         io.stdout.write(
           parsed.kind === "valid"
-            ? `${file}: valid (${Object.keys(parsed.config.clusters).length} cluster(s), ${warnings} warning(s))\n`
-            : `${file}: invalid (${errors} error(s), ${warnings} warning(s))\n`,
+            ? `${file}: valid (${plural(Object.keys(parsed.config.clusters).length, "cluster")}, ${plural(warnings, "warning")})\n`
+            : `${file}: invalid (${plural(errors, "error")}, ${plural(warnings, "warning")})\n`,
         );
       }
       return parsed.kind === "valid" ? ExitCode.Ok : ExitCode.Failed;

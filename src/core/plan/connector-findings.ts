@@ -1,3 +1,4 @@
+import { plural } from "../plural.js";
 import { type ClusterSnapshot, taskKey } from "../snapshot.js";
 import type { Finding } from "./plan-types.js";
 
@@ -36,7 +37,7 @@ export function findConnectorFindings(snapshot: ClusterSnapshot): Finding[] {
     findings.push({
       severity: "block",
       code: "unassigned-before-start",
-      message: `${unassigned.length} tasks UNASSIGNED before the start (${list(unassigned)}): a scheduled delay may still be open; the rollout needs approval.`,
+      message: `${plural(unassigned.length, "task")} UNASSIGNED before the start (${list(unassigned)}): a scheduled delay may still be open; the rollout needs approval.`,
     });
   }
   for (const state of ["STOPPED", "PAUSED"] as const) {
@@ -45,7 +46,7 @@ export function findConnectorFindings(snapshot: ClusterSnapshot): Finding[] {
       findings.push({
         severity: "info",
         code: `connectors-${state.toLowerCase()}`,
-        message: `${names.length} connectors ${state} (${list(names)}): they stay ${state} and the gate does not wait for them.`,
+        message: `${plural(names.length, "connector")} ${state} (${list(names)}): ${names.length === 1 ? "it stays" : "they stay"} ${state} and the gate does not wait for them.`,
       });
     }
   }

@@ -1,3 +1,4 @@
+import { plural } from "../plural.js";
 import type { Finding, PlanDataFlow } from "./plan-types.js";
 
 /** What the plan says of data flow: how many tasks flow and which are idle, or why it cannot see it. */
@@ -11,7 +12,7 @@ export function findDataFlowFindings(flow: PlanDataFlow): Finding[] {
         {
           severity: "info",
           code: "data-flow",
-          message: `Data flow: ${flow.flowing} tasks move data and each must move data again after its restart; ${idle} idle${list}, exempt.`,
+          message: `Data flow: ${plural(flow.flowing, "task moves", "tasks move")} data and each must move data again after its restart; ${idle} idle${list}, exempt.`,
         },
       ];
     }

@@ -1,3 +1,4 @@
+import { plural } from "../plural.js";
 import { type ClusterSnapshot, taskKey } from "../snapshot.js";
 import type { Finding, LeaderResolution, ResolvedPlanPolicy } from "./plan-types.js";
 
@@ -35,7 +36,7 @@ export function findExactlyOnceFindings(
     findings.push({
       severity: "warn",
       code: "exactly-once-source",
-      message: `exactly.once.source.support is ${[...new Set(supportOn.map((w) => w.support))].join("/")} on ${supportOn.length} workers and no source connector uses it: each worker's restart is an ordinary one; the leader goes last and writes the config topic with a transactional producer.`,
+      message: `exactly.once.source.support is ${[...new Set(supportOn.map((w) => w.support))].join("/")} on ${plural(supportOn.length, "worker")} and no source connector uses it: each worker's restart is an ordinary one; the leader goes last and writes the config topic with a transactional producer.`,
     });
     return findings;
   }
@@ -56,11 +57,11 @@ export function findExactlyOnceFindings(
   const leaderText =
     leaderName === null
       ? "The leader is unknown (no metrics), so connect-roll cannot tell when it answers."
-      : `The leader ${leaderName} goes last: its own ${byWorker.get(leaderName)?.length ?? 0} exactly-once tasks restart with it, and until the group has a leader again (a graceful stop hands leadership on at once, a crash after the session timeout) no exactly-once task can start anywhere.`;
+      : `The leader ${leaderName} goes last: its own ${plural(byWorker.get(leaderName)?.length ?? 0, "exactly-once task restarts", "exactly-once tasks restart")} with it, and until the group has a leader again (a graceful stop hands leadership on at once, a crash after the session timeout) no exactly-once task can start anywhere.`;
   findings.push({
     severity: "warn",
     code: "exactly-once-source",
-    message: `Exactly-once source connectors ${connectorsText}, ${count} tasks — ${placement}. Every task a step restarts or moves starts a new transactional producer, fenced through the leader first (PUT /connectors/{name}/fence); connect-roll waits before each step until the leader answers, and settles a step only once each of its exactly-once tasks has committed a transaction since it started. ${leaderText}`,
+    message: `Exactly-once source connectors ${connectorsText}, ${plural(count, "task")} — ${placement}. Every task a step restarts or moves starts a new transactional producer, fenced through the leader first (PUT /connectors/{name}/fence); connect-roll waits before each step until the leader answers, and settles a step only once each of its exactly-once tasks has committed a transaction since it started. ${leaderText}`,
   });
   const withTx = new Set<string>();
   const withoutTx = new Map<string, string[]>();

@@ -1,4 +1,5 @@
 import { formatDuration } from "../format-duration.js";
+import { plural } from "../plural.js";
 import type { Plan, PlanStep } from "./plan-types.js";
 
 const HEADERS = [
@@ -38,7 +39,7 @@ export function renderPlanText(plan: Plan): string {
   });
   const t = plan.totals;
   lines.push(
-    `Totals: ${t.steps} steps, ${t.predictedMoves} moves, ${t.predictedInterruptions} interruptions, worst task down ${formatDuration(t.predictedMaxDowntimeMs)}, wall ${formatDuration(t.predictedWallMs.safe)} (safe) / ${formatDuration(t.predictedWallMs.window)} (window)`,
+    `Totals: ${plural(t.steps, "step")}, ${plural(t.predictedMoves, "move")}, ${plural(t.predictedInterruptions, "interruption")}, worst task down ${formatDuration(t.predictedMaxDowntimeMs)}, wall ${formatDuration(t.predictedWallMs.safe)} (safe) / ${formatDuration(t.predictedWallMs.window)} (window)`,
   );
   if (plan.findings.length > 0) lines.push("", "Findings:");
   for (const f of plan.findings) lines.push(`  [${f.severity}] ${f.code}: ${f.message}`);

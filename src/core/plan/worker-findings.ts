@@ -1,3 +1,4 @@
+import { plural } from "../plural.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import { countConfiguredTasks } from "./count-worker-tasks.js";
 import type { Finding, LeaderResolution, ResolvedPlanPolicy } from "./plan-types.js";
@@ -39,7 +40,7 @@ export function findWorkerFindings(
     findings.push({
       severity: "warn",
       code: "metrics-partial",
-      message: `Only ${withMetrics} of ${snapshot.workers.length} workers expose metrics: the assignment count check is skipped.`,
+      message: `Only ${withMetrics} of ${plural(snapshot.workers.length, "worker")} expose metrics: the assignment count check is skipped.`,
     });
   }
   if (leader.kind === "unknown") {
@@ -74,7 +75,7 @@ function findCapacityFindings(snapshot: ClusterSnapshot, policy: ResolvedPlanPol
       {
         severity: "block",
         code: "capacity-headroom",
-        message: `With one worker out, ${n - 1} survivors must hold ${total} tasks (${perSurvivor} each) but allow ${max} each: reassigned tasks would not fit.`,
+        message: `With one worker out, ${plural(n - 1, "survivor")} must hold ${plural(total, "task")} (${perSurvivor} each) but allow ${max} each: reassigned tasks would not fit.`,
       },
     ];
   }
@@ -83,7 +84,7 @@ function findCapacityFindings(snapshot: ClusterSnapshot, policy: ResolvedPlanPol
       {
         severity: "warn",
         code: "capacity-headroom",
-        message: `With one worker out, survivors hold up to ${perSurvivor} tasks each, close to the limit of ${max}.`,
+        message: `With one worker out, survivors hold up to ${plural(perSurvivor, "task")} each, close to the limit of ${max}.`,
       },
     ];
   }

@@ -1,3 +1,4 @@
+import { plural } from "../plural.js";
 import { type ClusterSnapshot, type ConnectorSnapshot, taskKey } from "../snapshot.js";
 import type { GateReason } from "./settle-types.js";
 
@@ -21,7 +22,7 @@ export function checkConnectorSet(
         connector: b.name,
         before: b.taskCount,
         now: c.taskCount,
-        message: `${b.name} has ${c.taskCount} tasks configured, ${b.taskCount} before the step`,
+        message: `${b.name} has ${plural(c.taskCount, "task")} configured, ${b.taskCount} before the step`,
       });
     }
     if (!sameTaskIds(b.tasks, c.tasks)) {
@@ -45,7 +46,7 @@ export function checkConnectorSet(
     reasons.push({
       code: "task-missing",
       tasks: missingTasks,
-      message: `${missingTasks.length} tasks missing from the status (${missingTasks.slice(0, 5).join(", ")})`,
+      message: `${plural(missingTasks.length, "task")} missing from the status (${missingTasks.slice(0, 5).join(", ")})`,
     });
   }
   return reasons;

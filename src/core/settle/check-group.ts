@@ -1,3 +1,4 @@
+import { formatDuration } from "../format-duration.js";
 import { countConfiguredTasks } from "../plan/count-worker-tasks.js";
 import { type ClusterSnapshot, sameUrl } from "../snapshot.js";
 import type { GateReason } from "./settle-types.js";
@@ -74,7 +75,7 @@ export function checkGroup(poll: ClusterSnapshot, now: number, quietPeriodMs: nu
     reasons.push({
       code: "rebalance-recent",
       remainingMs,
-      message: `the last rebalance was ${Math.round(sinceLast / 1000)}s ago; waiting for a quiet period`,
+      message: `the last rebalance was ${formatDuration(sinceLast)} ago; waiting for a quiet period`,
     });
   }
   const counts = poll.workers.map((w) => (w.reachable ? (w.metrics?.assignedTasks ?? null) : null));

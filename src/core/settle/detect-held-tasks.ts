@@ -1,4 +1,5 @@
 import { formatDuration } from "../format-duration.js";
+import { plural } from "../plural.js";
 import type { Baseline, GateReason, TaskStateRef } from "./settle-types.js";
 
 export interface HeldDetection {
@@ -43,7 +44,7 @@ export function detectHeldTasks(
       worker: baseline.worker.name,
       heldTasks: held,
       remainingMs,
-      message: `${held.length} tasks of ${baseline.worker.name} held by the scheduled delay: ${when}`,
+      message: `${plural(held.length, "task")} of ${baseline.worker.name} held by the scheduled delay: ${when}`,
     },
   };
 }

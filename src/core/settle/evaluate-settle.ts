@@ -1,4 +1,5 @@
 import { formatDuration } from "../format-duration.js";
+import { plural } from "../plural.js";
 import { sameUrl } from "../snapshot.js";
 import { assessFlow } from "./assess-flow.js";
 import { assessLiveness } from "./assess-liveness.js";
@@ -64,14 +65,14 @@ export function evaluateSettle(input: SettleInput): SettleVerdict {
       claimed: s.claimed,
       assigned: s.assigned,
       tasks: staleTasks,
-      message: `${s.claimed} tasks claim RUNNING on ${s.worker.name} but it reports ${s.assigned} assigned: stale statuses`,
+      message: `${plural(s.claimed, "task claims", "tasks claim")} RUNNING on ${s.worker.name} but it reports ${s.assigned} assigned: stale statuses`,
     });
   }
   if (tasks.onUnknownWorker.length > 0) {
     reasons.push({
       code: "task-on-unknown-worker",
       tasks: tasks.onUnknownWorker,
-      message: `${tasks.onUnknownWorker.length} tasks RUNNING on a worker id that is no configured worker`,
+      message: `${plural(tasks.onUnknownWorker.length, "task")} RUNNING on a worker id that is no configured worker`,
     });
   }
   const stillDown = tasks.notRunning.filter(
@@ -81,7 +82,7 @@ export function evaluateSettle(input: SettleInput): SettleVerdict {
     reasons.push({
       code: "tasks-not-running",
       tasks: stillDown,
-      message: `${stillDown.length} tasks not RUNNING on a live worker yet (${stillDown
+      message: `${plural(stillDown.length, "task")} not RUNNING on a live worker yet (${stillDown
         .slice(0, 5)
         .map((t) => `${t.task} ${t.state}@${t.workerId ?? "-"}`)
         .join(", ")})`,
@@ -97,7 +98,7 @@ export function evaluateSettle(input: SettleInput): SettleVerdict {
       code: "assignment-unstable",
       stablePolls: stable,
       needed: policy.consecutivePolls,
-      message: `assignment identical for ${stable} of ${policy.consecutivePolls} polls`,
+      message: `assignment identical for ${stable} of ${plural(policy.consecutivePolls, "poll")}`,
     });
   }
   return withTime(baseline, reasons, policy, now);
@@ -111,7 +112,7 @@ function checkAssignmentCount(assigned: number | null, configured: number, held:
         code: "assignment-excess",
         assigned,
         configured,
-        message: `workers hold ${assigned} tasks, ${configured} configured`,
+        message: `workers hold ${plural(assigned, "task")}, ${configured} configured`,
       },
     ];
   }

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
+import { plural } from "../../core/plural.js";
 import { createRedisKeys } from "./redis-keys.js";
 
 /**
@@ -100,7 +101,7 @@ export async function applyRedisChecks(
     // Whatever the policy: an older connect-roll (key layout 1, no hash tags) locks other keys for the same cluster.
     const legacy = await redis.zcard(createRedisKeys(prefix).legacyUnfinishedJobs()).catch(() => 0);
     if (legacy > 0)
-      return `this Redis holds ${legacy} unfinished rollout(s) of an older connect-roll (key layout 1 under ${prefix}): it would lock other keys for the same clusters; finish or abort them with that version first (or use another CONNECT_ROLL_REDIS_PREFIX)`;
+      return `this Redis holds ${plural(legacy, "unfinished rollout")} of an older connect-roll (key layout 1 under ${prefix}): it would lock other keys for the same clusters; finish or abort them with that version first (or use another CONNECT_ROLL_REDIS_PREFIX)`;
   }
   const findings = await checkRedisSettings(redis);
   for (const f of findings) warn(f);

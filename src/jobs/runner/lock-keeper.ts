@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../../core/clock.js";
 import { AppError, ErrorCode } from "../../core/errors.js";
+import { plural } from "../../core/plural.js";
 import type { Lease } from "../store/job-store.js";
 import type { LeaseRenewer } from "../store/store-roles.js";
 import { backgroundClock } from "./system-clock.js";
@@ -82,7 +83,7 @@ export function createLockKeeper(options: LockKeeperOptions): LockKeeper {
     expiryWait = after(Math.max(0, remainingMs), () =>
       lose(
         failures > 0
-          ? `the store was unreachable until the lease expired (${failures} failed renewal(s))`
+          ? `the store was unreachable until the lease expired (${plural(failures, "failed renewal")})`
           : "lease expired before a renewal succeeded",
       ),
     );

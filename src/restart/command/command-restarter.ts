@@ -1,4 +1,5 @@
 import { AppError, ErrorCode } from "../../core/errors.js";
+import { formatShortDuration } from "../../core/format-duration.js";
 import { type ProcessOutcome, runBoundedProcess } from "../../process/run-bounded-process.js";
 import { throwIfAborted } from "../restart-abort.js";
 import { validateRestartRequest } from "../validate-restart-request.js";
@@ -115,7 +116,7 @@ export function createCommandRestarter(options: CommandRestarterOptions): Worker
     if (outcome.killedFor === "timeout") {
       throw new AppError(
         ErrorCode.RestartFailed,
-        `Restart command for ${name} timed out after ${options.timeoutMs} ms and was killed (${outcome.signal ?? "exit"}).${formatTails(outcome)}`,
+        `Restart command for ${name} timed out after ${formatShortDuration(options.timeoutMs)} and was killed (${outcome.signal ?? "exit"}).${formatTails(outcome)}`,
         { retryable: false, details: { ...details, timedOut: true } },
       );
     }
@@ -132,7 +133,7 @@ export function createCommandRestarter(options: CommandRestarterOptions): Worker
       );
     }
     return {
-      detail: `Restart command for ${name} exited 0 in ${outcome.durationMs} ms.${formatTails(outcome)}`,
+      detail: `Restart command for ${name} exited 0 in ${formatShortDuration(outcome.durationMs)}.${formatTails(outcome)}`,
     };
   }
 

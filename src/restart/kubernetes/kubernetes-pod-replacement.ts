@@ -1,4 +1,5 @@
 import { AppError, ErrorCode, isAppError } from "../../core/errors.js";
+import { formatShortDuration } from "../../core/format-duration.js";
 import { abortedError, sleep } from "../restart-abort.js";
 import type { CallContext, KubernetesApi } from "./kubernetes-api.js";
 import type { Pod } from "./kubernetes-schemas.js";
@@ -50,7 +51,7 @@ export async function waitForReplacement(
     if (Date.now() >= deadline) {
       throw new AppError(
         ErrorCode.RestartFailed,
-        `Restart of ${ctx.worker}: pod ${name} was not recreated within ${timing.podReadyTimeoutMs} ms (it was deleted; check the StatefulSet's events).`,
+        `Restart of ${ctx.worker}: pod ${name} was not recreated within ${formatShortDuration(timing.podReadyTimeoutMs)} (it was deleted; check the StatefulSet's events).`,
         { cause: lastError, retryable: false, details: { worker: ctx.worker, pod: name, timedOut: true } },
       );
     }

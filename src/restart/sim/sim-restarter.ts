@@ -1,5 +1,6 @@
 import { request } from "undici";
 import { AppError, ErrorCode } from "../../core/errors.js";
+import { formatShortDuration } from "../../core/format-duration.js";
 import { describeEndpoint, readBoundedText, requestSignal, transportFailure } from "../http-support.js";
 import { throwIfAborted } from "../restart-abort.js";
 import { validateRestartRequest } from "../validate-restart-request.js";
@@ -58,7 +59,7 @@ export function createSimRestarter(options: SimRestarterOptions): WorkerRestarte
     }
     return {
       // The worker's down time is the simulator's start time (plus downMs); the worker-back event measures it.
-      detail: `Simulator restarted ${name} (${req.kind} to ${req.version}${options.downMs > 0 ? `, held down ${options.downMs} ms before it starts` : ""}).`,
+      detail: `Simulator restarted ${name} (${req.kind} to ${req.version}${options.downMs > 0 ? `, held down ${formatShortDuration(options.downMs)} before it starts` : ""}).`,
     };
   }
 

@@ -215,7 +215,7 @@ describe("the prompt about workers started long after the rest", () => {
     ]);
     expect(actions?.elements[1]?.confirm).toBeDefined();
     expect(blockText(message)).toContain(
-      "connect-1 started 40s ago, the others 3d ago: an interrupted rollout?",
+      "connect-1 started 40s ago, the others 3d00h ago: an interrupted rollout?",
     );
   });
 

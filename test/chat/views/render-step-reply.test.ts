@@ -16,7 +16,7 @@ function reply(state: RolloutState, n: number, now: number): string {
 const notRunning: GateReason = {
   code: "tasks-not-running",
   tasks: [{ task: "orders-sink/3", state: "UNASSIGNED", workerId: null }],
-  message: "1 tasks not RUNNING on a live worker yet (orders-sink/3 UNASSIGNED)",
+  message: "1 task not RUNNING on a live worker yet (orders-sink/3 UNASSIGNED)",
 };
 const unstable: GateReason = {
   code: "assignment-unstable",

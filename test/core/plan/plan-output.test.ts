@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration } from "../../../src/core/format-duration.js";
+import { formatDuration, formatShortDuration } from "../../../src/core/format-duration.js";
 import { toPlanJson } from "../../../src/core/plan/plan-json.js";
 import { planRollout } from "../../../src/core/plan/plan-rollout.js";
 import { renderPlanText } from "../../../src/core/plan/render-plan-text.js";
@@ -64,8 +64,22 @@ describe("formatDuration", () => {
     [130_000, "2m10s"],
     [302_000, "5m02s"],
     [3_900_000, "1h05m"],
+    [273_600_000, "3d04h"],
     [-5, "0s"],
   ])("%d ms → %s", (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
+  });
+});
+
+describe("formatShortDuration", () => {
+  it.each([
+    [0, "0s"],
+    [240, "0.2s"],
+    [2_500, "2.5s"],
+    [3_000, "3s"],
+    [9_960, "10s"],
+    [130_000, "2m10s"],
+  ])("%d ms → %s", (ms, text) => {
+    expect(formatShortDuration(ms)).toBe(text);
   });
 });

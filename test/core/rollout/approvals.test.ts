@@ -10,8 +10,8 @@ describe("decide: blocking findings before any restart", () => {
     name: string;
     start: () => ClusterSnapshotBuilder;
     detail: string;
-    /** Blocking findings the plan has. */
-    blocking: number;
+    /** How the prompt counts the plan's blocking findings. */
+    blocking: string;
     /** A worker whose version is unknown is assumed eager-only: its window needs its own approval. */
     alsoEager: boolean;
   }[] = [
@@ -19,14 +19,14 @@ describe("decide: blocking findings before any restart", () => {
       name: "a task FAILED before the start",
       start: () => cluster().withConnector("orders", (c) => c.task(1, "FAILED", "worker-2")),
       detail: "1 FAILED before the start (task orders/1): the rollout needs approval, or fix them first.",
-      blocking: 1,
+      blocking: "1 blocking problem",
       alsoEager: false,
     },
     {
       name: "an unreachable worker",
       start: () => cluster().withWorker("worker-2", (w) => w.unreachable("connection refused")),
       detail: "worker-2 (http://worker-2:8083) is unreachable: connection refused.",
-      blocking: 1,
+      blocking: "1 blocking problem",
       alsoEager: true,
     },
   ];
@@ -42,9 +42,7 @@ describe("decide: blocking findings before any restart", () => {
     });
     expect(d.pendingWorded()?.details).toContain(detail);
     expect(d.pending()?.facts).toMatchObject({ kind: "blocking-findings", cluster: "prod" });
-    expect(d.pendingWorded()?.prompt).toBe(
-      `The preflight found ${blocking} blocking problem(s) on prod. Start anyway?`,
-    );
+    expect(d.pendingWorded()?.prompt).toBe(`The preflight found ${blocking} on prod. Start anyway?`);
     expect(d.restarts).toEqual([]);
     d.answer(5_000, "approve").read(5_000, start());
     if (alsoEager) d.answer(6_000, "approve").read(6_000, start());

@@ -102,7 +102,7 @@ describe("decide: a plain restart without --since where some workers started lon
       },
     });
     expect(d.pendingWorded()?.prompt).toBe(
-      "worker-1 started 40s ago, the others 3d ago: an interrupted rollout? Count it as restarted (skip), or restart it too?",
+      "worker-1 started 40s ago, the others 3d00h ago: an interrupted rollout? Count it as restarted (skip), or restart it too?",
     );
     expect(d.restarts).toEqual([]);
   });

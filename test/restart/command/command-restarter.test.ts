@@ -146,7 +146,7 @@ describe("command restarter", () => {
     const err = await restarter.restart(req()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe(ErrorCode.RestartFailed);
-    expect((err as AppError).message).toMatch(/timed out after 400 ms and was killed \(SIGKILL\)/);
+    expect((err as AppError).message).toMatch(/timed out after 0.4s and was killed \(SIGKILL\)/);
     expect((err as AppError).message).toMatch(/hanging/);
     expect((err as AppError).details.timedOut).toBe(true);
     const pids = JSON.parse(readFileSync(pidFile, "utf8")) as { child: number; grandchild: number };

@@ -200,7 +200,7 @@ describe("kubernetes restarter", () => {
     const { restarter } = await setup({ recreateDelayMs: 1000 }, { podReadyTimeoutMs: 100 });
     const err = (await restarter.restart(upgrade(0)).catch((e: unknown) => e)) as AppError;
     expect(err.code).toBe(ErrorCode.RestartFailed);
-    expect(err.message).toMatch(/not recreated within 100 ms/);
+    expect(err.message).toMatch(/not recreated within 0.1s/);
   });
 
   it("rejects invalid names at creation", () => {
