@@ -30,8 +30,8 @@ beforeAll(async () => {
   config = join(tmpdir(), `connect-roll-run-timeout-never-back-${process.pid}.yml`);
   const neverBack = {
     ...cluster,
-    executor: { ...cluster.executor, downMs: 3_600_000 },
-    gate: { ...cluster.gate, workerReturnMs: 1_000 },
+    executor: { ...(cluster.executor as object), downMs: 3_600_000 },
+    gate: { ...(cluster.gate as object), workerReturnMs: 1_000 },
   };
   await writeFile(config, stringify({ clusters: { sim: neverBack } }));
 });
@@ -81,10 +81,10 @@ describe("connect-roll run --timeout", () => {
     // Nothing was brought to the target: the worker in flight (if its restart was sent in time) and the rest.
     expect([...summary.leftUndone].sort()).toEqual(summary.steps.map((s) => s.worker).sort());
     // --yes never restarts it again nor goes on without it.
-    const decided = lines.filter((l) => l.kind === "approval-decided") as {
-      approval: { decision: string };
-    }[];
-    expect(decided.every((l) => l.approval.decision === "keep-waiting")).toBe(true);
+    const decided = lines.flatMap((l) =>
+      l.kind === "approval-decided" ? [(l.approval as { decision: string }).decision] : [],
+    );
+    expect(decided.every((d) => d === "keep-waiting")).toBe(true);
     expect(io.err()).toContain("connect-roll run: timed out after 4s");
     const restarts = Object.values(sim.cluster.state().counters.restarts).reduce((a, b) => a + b, 0);
     expect(restarts).toBeLessThanOrEqual(1);
