@@ -51,7 +51,7 @@ export function syntheticRollout(o: SyntheticRolloutOptions): RolloutState {
       delayMs,
       sessionTimeoutMs: 10_000,
       expectedRestartMs: restartMs,
-      backTimeoutMs: 300_000,
+      workerReturnMs: 300_000,
     },
     now: SYNTHETIC_START,
   }).state;

@@ -10,6 +10,8 @@ export const ActionId = {
   KeepWaiting: "connect-roll.keep-waiting",
   ContinueAnyway: "connect-roll.continue-anyway",
   RestartTasks: "connect-roll.restart-tasks",
+  RestartAgain: "connect-roll.restart-again",
+  ContinueWithout: "connect-roll.continue-without",
 } as const;
 
 export type ActionId = (typeof ActionId)[keyof typeof ActionId];

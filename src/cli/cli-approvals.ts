@@ -1,5 +1,11 @@
 import { createInterface } from "node:readline/promises";
-import type { ApprovalKind, Decision, PendingApproval } from "../core/rollout/approval-types.js";
+import { formatDuration } from "../core/format-duration.js";
+import type {
+  ApprovalFacts,
+  ApprovalKind,
+  Decision,
+  PendingApproval,
+} from "../core/rollout/approval-types.js";
 import type { ApprovalSource } from "../jobs/runner/runner-deps.js";
 import type { DecisionRecord } from "../jobs/store/job-record.js";
 import { approvalPrompt } from "../wording/approval-text.js";
@@ -25,28 +31,85 @@ const SECOND_RESTART_KINDS: readonly ApprovalKind[] = [
   "recently-started",
 ];
 
+/**
+ * What `--approve` names allow at the `worker-not-back` prompt, whose choices differ in risk rather than in kind:
+ * `restart` restarts the worker again (once per step), `continue-without` goes on without it, `slow` keeps waiting
+ * (only while `--timeout` bounds the run).
+ */
+type NotBackChoice = Extract<Decision, "restart-again" | "continue-without" | "keep-waiting">;
+const APPROVE_FLAG_NOT_BACK: Readonly<Record<string, NotBackChoice>> = {
+  restart: "restart-again",
+  "continue-without": "continue-without",
+  slow: "keep-waiting",
+};
+const APPROVE_FLAGS = [
+  ...new Set([...Object.keys(APPROVE_FLAG_KINDS), ...Object.keys(APPROVE_FLAG_NOT_BACK)]),
+];
+
 export type ApprovePolicy =
   | { readonly kind: "all" }
-  | { readonly kind: "some"; readonly kinds: ReadonlySet<ApprovalKind> };
+  | {
+      readonly kind: "some";
+      readonly kinds: ReadonlySet<ApprovalKind>;
+      /** The `worker-not-back` choices the named flags allow (absent: none). */
+      readonly notBack?: ReadonlySet<Decision>;
+    };
 
 /** Parses `--approve=eager,slow`; returns an error message for unknown names. */
 export function parseApproveFlag(
   text: string,
-): { kind: "ok"; kinds: Set<ApprovalKind> } | { kind: "error"; message: string } {
+): { kind: "ok"; kinds: Set<ApprovalKind>; notBack: Set<Decision> } | { kind: "error"; message: string } {
   const kinds = new Set<ApprovalKind>();
+  const notBack = new Set<Decision>();
   for (const raw of text
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "")) {
     const mapped = APPROVE_FLAG_KINDS[raw];
-    if (!mapped)
-      return {
-        kind: "error",
-        message: `--approve: unknown "${raw}" (use ${Object.keys(APPROVE_FLAG_KINDS).join(", ")})`,
-      };
-    for (const k of mapped) kinds.add(k);
+    const choice = APPROVE_FLAG_NOT_BACK[raw];
+    if (!mapped && !choice)
+      return { kind: "error", message: `--approve: unknown "${raw}" (use ${APPROVE_FLAGS.join(", ")})` };
+    for (const k of mapped ?? []) kinds.add(k);
+    if (choice) notBack.add(choice);
   }
-  return { kind: "ok", kinds };
+  return { kind: "ok", kinds, notBack };
+}
+
+/** The order an unattended `worker-not-back` answer is picked in: the worker back first, then on without it. */
+const NOT_BACK_ORDER: readonly NotBackChoice[] = ["restart-again", "continue-without", "keep-waiting"];
+
+/**
+ * A worker not back, unattended. `--yes` never restarts it again nor goes on without it: it keeps waiting when
+ * `--timeout` bounds the run, and aborts otherwise (an unbounded wait is no answer). The named flags allow the other
+ * choices; a worker already restarted again is not restarted a third time unattended.
+ */
+function notBackAnswer(
+  policy: ApprovePolicy,
+  approval: PendingApproval,
+  facts: Extract<ApprovalFacts, { kind: "worker-not-back" }>,
+  timeLimitMs: number | null,
+): { decision: Decision; how: string } | { decision: null; why: string } {
+  const allowed = policy.kind === "all" ? new Set<Decision>(["keep-waiting"]) : (policy.notBack ?? new Set());
+  const usable = (d: NotBackChoice) =>
+    allowed.has(d) &&
+    approval.options.includes(d) &&
+    (d !== "restart-again" || facts.attempts < 2) &&
+    (d !== "keep-waiting" || timeLimitMs !== null);
+  const picked = NOT_BACK_ORDER.find(usable);
+  if (picked) {
+    const flag = Object.entries(APPROVE_FLAG_NOT_BACK).find(([, d]) => d === picked)?.[0] ?? picked;
+    const bound =
+      picked === "keep-waiting" ? `, bounded by --timeout ${formatDuration(timeLimitMs ?? 0)}` : "";
+    return { decision: picked, how: `${policy.kind === "all" ? "--yes" : `--approve=${flag}`}${bound}` };
+  }
+  const again =
+    allowed.has("restart-again") && facts.attempts >= 2
+      ? ` (it was restarted ${facts.attempts} times already; --approve=restart restarts it again once)`
+      : "";
+  return {
+    decision: null,
+    why: `${facts.worker} is not back${again}; unattended, --approve=restart restarts it again, --approve=continue-without goes on without it, and --yes keeps waiting only within --timeout`,
+  };
 }
 
 export interface CliApprovalOptions {
@@ -56,6 +119,8 @@ export interface CliApprovalOptions {
   readonly output: NodeJS.WritableStream;
   readonly user: string;
   readonly now: () => number;
+  /** `run --timeout`: the run's time limit, which bounds an unattended keep-waiting (null: none). */
+  readonly timeLimitMs?: number | null;
 }
 
 /**
@@ -71,6 +136,14 @@ export function createCliApprovals(o: CliApprovalOptions): ApprovalSource {
       : (approval.options.find((d) => d !== "abort") ?? "abort");
   return {
     async wait(_job, approval, signal): Promise<DecisionRecord> {
+      const facts = approval.facts;
+      if (facts.kind === "worker-not-back") {
+        const answer = notBackAnswer(o.policy, approval, facts, o.timeLimitMs ?? null);
+        if (answer.decision !== null)
+          return { decision: answer.decision, by: `${o.user} (${answer.how})`, at: o.now() };
+        if (!o.interactive) return { decision: "abort", by: `the CLI policy (${answer.why})`, at: o.now() };
+        return ask(approval, signal);
+      }
       const risksSecondRestart = SECOND_RESTART_KINDS.includes(approval.kind);
       const allowed = o.policy.kind === "all" ? !risksSecondRestart : o.policy.kinds.has(approval.kind);
       if (allowed) {
@@ -85,7 +158,6 @@ export function createCliApprovals(o: CliApprovalOptions): ApprovalSource {
         const flag = Object.entries(APPROVE_FLAG_KINDS).find(([, kinds]) =>
           kinds.includes(approval.kind),
         )?.[0];
-        const facts = approval.facts;
         const why =
           facts.kind === "recently-started"
             ? `${facts.workers.map((w) => w.worker).join(", ")} started long after the others; rerun with --since ${new Date(Math.min(...facts.workers.map((w) => w.startedAt))).toISOString()} to count them as restarted, or --approve=restart to restart them too`
@@ -94,19 +166,24 @@ export function createCliApprovals(o: CliApprovalOptions): ApprovalSource {
               : `no terminal to ask and no --approve=${flag ?? approval.kind} or --yes`;
         return { decision: "abort", by: `the CLI policy (${why})`, at: o.now() };
       }
-      const rl = createInterface({ input: o.input, output: o.output });
-      try {
-        const choices = approval.options.join("/");
-        for (;;) {
-          const answer = (await rl.question(`${approvalPrompt(approval)} [${choices}] `, { signal }))
-            .trim()
-            .toLowerCase();
-          const picked = approval.options.find((d) => d === answer || d.startsWith(answer));
-          if (answer !== "" && picked) return { decision: picked, by: o.user, at: o.now() };
-        }
-      } finally {
-        rl.close();
-      }
+      return ask(approval, signal);
     },
   };
+
+  /** Asks on the terminal until one of the offered decisions (or the start of one) is typed. */
+  async function ask(approval: PendingApproval, signal: AbortSignal): Promise<DecisionRecord> {
+    const rl = createInterface({ input: o.input, output: o.output });
+    try {
+      const choices = approval.options.join("/");
+      for (;;) {
+        const answer = (await rl.question(`${approvalPrompt(approval)} [${choices}] `, { signal }))
+          .trim()
+          .toLowerCase();
+        const picked = approval.options.find((d) => d === answer || d.startsWith(answer));
+        if (answer !== "" && picked) return { decision: picked, by: o.user, at: o.now() };
+      }
+    } finally {
+      rl.close();
+    }
+  }
 }

@@ -24,5 +24,8 @@ export interface CliCommand {
   run(values: ParsedValues, positionals: readonly string[], io: CliIo): Promise<number>;
 }
 
-/** Exit codes: 0 success, 1 the job failed (invalid config, rollout failed), 2 usage error. */
-export const ExitCode = { Ok: 0, Failed: 1, Usage: 2 } as const;
+/**
+ * Exit codes: 0 success, 1 the job failed (invalid config, rollout failed), 2 usage error, 3 `run --timeout` passed
+ * and the run stopped before it was done.
+ */
+export const ExitCode = { Ok: 0, Failed: 1, Usage: 2, TimedOut: 3 } as const;

@@ -1,6 +1,7 @@
 import type { RolloutPace } from "../core/plan/plan-types.js";
 import { type ChartTarget, parseChartFlag } from "./chart-file.js";
 import { type ApprovePolicy, parseApproveFlag } from "./cli-approvals.js";
+import { parseDurationFlag } from "./duration-flag.js";
 import { parseSince } from "./run-summary.js";
 
 /** `connect-roll run`'s arguments and flags, checked. */
@@ -15,6 +16,8 @@ export interface RunFlags {
   readonly json: boolean;
   /** `--chart FILE`: the timeline chart written when the run ends (or is interrupted). */
   readonly chart: ChartTarget | null;
+  /** `--timeout D`: the run's time limit in ms (null: none). */
+  readonly timeoutMs: number | null;
 }
 
 /** The flags, or what is wrong with them (a usage error). */
@@ -28,7 +31,7 @@ export function parseRunFlags(
   else if (typeof values.approve === "string") {
     const parsed = parseApproveFlag(values.approve);
     if (parsed.kind === "error") return { kind: "usage", message: parsed.message };
-    policy = { kind: "some", kinds: parsed.kinds };
+    policy = { kind: "some", kinds: parsed.kinds, notBack: parsed.notBack };
   }
   const pace = values.pace;
   if (pace !== undefined && pace !== "safe" && pace !== "window")
@@ -37,6 +40,12 @@ export function parseRunFlags(
   if (since === null) return { kind: "usage", message: "--since must be an ISO-8601 time or epoch ms" };
   const chart = parseChartFlag(values.chart);
   if (chart.kind === "usage") return chart;
+  const timeoutMs = values.timeout === undefined ? null : parseDurationFlag(String(values.timeout));
+  if (timeoutMs === null && values.timeout !== undefined)
+    return {
+      kind: "usage",
+      message: `--timeout must be a duration like 30m, 2h or 1h30m, got "${String(values.timeout)}"`,
+    };
   return {
     kind: "ok",
     flags: {
@@ -48,6 +57,7 @@ export function parseRunFlags(
       since,
       json: values.json === true,
       chart: chart.chart,
+      timeoutMs,
     },
   };
 }

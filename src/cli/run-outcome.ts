@@ -20,7 +20,8 @@ export interface OutcomeContext {
 
 /**
  * How a run that started ended: plan vs reality and the summary line on stdout, what to do next on stderr, and the
- * exit code (0 only when every worker settled on the target: a step continued past its gate by a person is not).
+ * exit code (0 only when every worker settled on the target: a step continued past its gate by a person is not; 3
+ * when `--timeout` stopped it).
  */
 export function reportOutcome(outcome: RunOutcome, c: OutcomeContext): number {
   const { io } = c;
@@ -33,7 +34,17 @@ export function reportOutcome(outcome: RunOutcome, c: OutcomeContext): number {
     c.argument,
     target.kind === "restart" ? (target.since ?? outcome.state.startedAt) : undefined,
   );
-  const summary = interrupted ? { ...base, result: "interrupted" as const, resume } : base;
+  const phase = outcome.state.phase;
+  const timedOut = phase.kind === "finished" && phase.reason.kind === "timed-out" ? phase.reason : null;
+  const summary = interrupted
+    ? { ...base, result: "interrupted" as const, resume }
+    : timedOut
+      ? {
+          ...base,
+          timedOutAfterMs: timedOut.limitMs,
+          leftUndone: [...(timedOut.inFlight ? [timedOut.inFlight.worker] : []), ...timedOut.notRestarted],
+        }
+      : base;
   if (!c.json && summary.planVsReality !== null)
     io.stdout.write(`plan vs reality: ${planVsRealityText(summary.planVsReality)}\n`);
   if (!c.json)
@@ -45,8 +56,13 @@ export function reportOutcome(outcome: RunOutcome, c: OutcomeContext): number {
     io,
     c.json,
     summary,
-    `${summary.totals.stepsDone}/${plural(summary.totals.stepsTotal, "step")}, ${plural(summary.totals.tasksMoved, "task")} moved; cluster: ${summary.clusterState}${interrupted ? `; resume with: ${resume}` : ""}`,
+    `${timedOut && base.reason !== null ? `${base.reason}; ` : ""}${summary.totals.stepsDone}/${plural(summary.totals.stepsTotal, "step")}, ${plural(summary.totals.tasksMoved, "task")} moved; cluster: ${summary.clusterState}${interrupted ? `; resume with: ${resume}` : ""}`,
   );
+  if (timedOut) {
+    io.stderr.write(`connect-roll run: ${base.reason ?? "timed out"}
+`);
+    return ExitCode.TimedOut;
+  }
   if (interrupted) {
     io.stderr.write(
       io.signal.aborted

@@ -52,5 +52,6 @@ export function resumeCommand(
   if (typeof values.pace === "string") parts.push("--pace", values.pace);
   if (values.json === true) parts.push("--json");
   if (typeof values.chart === "string") parts.push("--chart", values.chart);
+  if (typeof values.timeout === "string") parts.push("--timeout", values.timeout);
   return parts.join(" ");
 }

@@ -60,7 +60,7 @@ export function rolloutSettingsFor(
     delayMs,
     sessionTimeoutMs: cluster.connect.sessionTimeoutMs,
     expectedRestartMs: cluster.restart.expectedMs,
-    backTimeoutMs: Math.max(cluster.restart.expectedMs * 3, 60_000),
+    workerReturnMs: cluster.gate.workerReturnMs ?? null,
   };
 }
 

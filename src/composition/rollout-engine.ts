@@ -38,6 +38,8 @@ export interface RolloutEngineOptions {
   readonly observerOf?: (job: JobRecord) => RunnerDeps["onEvent"];
   readonly prebuilt?: (job: JobRecord) => PrebuiltAdapters;
   readonly onFinished?: RolloutServiceOptions["onFinished"];
+  /** `run --timeout`: every job this engine runs stops at the first safe point after this (`RunnerDeps.timeLimit`). */
+  readonly timeLimit?: RunnerDeps["timeLimit"];
 }
 
 /**
@@ -70,6 +72,7 @@ export function createRolloutEngine(o: RolloutEngineOptions): RolloutService {
         workers: restartTargetsFor(cluster),
         wording: AUDIT_WORDING,
         ...(onEvent === undefined ? {} : { onEvent }),
+        ...(o.timeLimit === undefined ? {} : { timeLimit: o.timeLimit }),
       };
     },
     ...(o.onFinished === undefined ? {} : { onFinished: o.onFinished }),

@@ -200,6 +200,15 @@ const gateRules: Rule = (config) => {
           "shorter than pollIntervalMs × consecutivePolls: the gate could never pass",
         ),
       );
+    const workerReturnMs = c.gate.workerReturnMs;
+    if (workerReturnMs !== undefined && workerReturnMs <= c.restart.expectedMs)
+      out.push(
+        err(
+          "gate-worker-return",
+          `${base}.gate.workerReturnMs`,
+          `${workerReturnMs} ms is not longer than restart.expectedMs (${c.restart.expectedMs} ms): every worker would be asked about before it could be back`,
+        ),
+      );
   }
   return out;
 };

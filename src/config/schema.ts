@@ -62,6 +62,12 @@ const gateSchema = z.strictObject({
   consecutivePolls: z.number().int().min(1).max(100).default(3),
   quietPeriodMs: durationMs.default(10_000),
   slowAfterMs: durationMs.optional().describe("ask after this long past the expected settle time"),
+  workerReturnMs: durationMs
+    .min(1_000)
+    .optional()
+    .describe(
+      "ask whether to restart a worker again, go on without it or abort once it is not back this long after its restart (default: 10× the learned restart time, at least 5 minutes)",
+    ),
   failAfterMs: durationMs.default(3_600_000),
   allowPaused: z.boolean().default(true),
   stallAfterMs: durationMs

@@ -36,7 +36,7 @@ function promptOf(f: ApprovalFacts): string {
     case "eager-window":
       return `Restarting ${f.worker} enters a mixed-version window in which the group runs the eager protocol: every rebalance stops every task in ${f.cluster}. Proceed?`;
     case "worker-not-back":
-      return `${f.worker} has not come back on ${f.targetVersion} after ${formatDuration(f.waitedMs)}. Keep waiting?`;
+      return `${f.worker} has not come back on ${f.targetVersion} after ${formatDuration(f.waitedMs)}. Restart it again, continue without it, or abort?`;
     case "gate-slow": {
       const stalled = stalledTasks(f.reasons);
       if (stalled.length > 0)
@@ -69,6 +69,8 @@ function detailsOf(f: ApprovalFacts): readonly string[] {
         f.seen.reachable
           ? `it answers, reporting version ${f.seen.version ?? "unknown"}`
           : `it does not answer: ${f.seen.error ?? "unreachable"}`,
+        ...(f.attempts > 1 ? [`restarted ${f.attempts} times in this rollout`] : []),
+        "Restart it again: the executor restarts it once more. Continue without it: the step is skipped, the worker left as it is, and the final report says it was not brought back. Keep waiting: asked again after as long.",
       ];
     case "gate-slow":
       return [

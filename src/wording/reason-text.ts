@@ -40,7 +40,39 @@ export function finishReasonText(reason: FinishReason): string {
     }
     case "aborted-at-prompt":
       return `aborted by ${reason.by} at the ${reason.approval} prompt`;
+    case "not-brought-back": {
+      const continued =
+        reason.continued.length === 0
+          ? ""
+          : `, and ${reason.continued.join(", ")} continued without a passed settle gate`;
+      return `every other worker was restarted, but ${reason.notBack.join(", ")} ${reason.notBack.length === 1 ? "was" : "were"} not brought back (continued without by approval)${continued}`;
+    }
+    case "timed-out":
+      return timedOutText(reason);
   }
+}
+
+/**
+ * "timed out after 30m: worker-2 was restarted and is not back; not restarted: worker-3, worker-4": the limit, the step
+ * in flight and what was left undone.
+ */
+function timedOutText(reason: Extract<FinishReason, { kind: "timed-out" }>): string {
+  const parts = [`timed out after ${formatDuration(reason.limitMs)}`];
+  const f = reason.inFlight;
+  if (f !== null)
+    parts.push(
+      f.stage === "not-back"
+        ? `${f.worker} was restarted and is not back`
+        : f.stage === "settling"
+          ? `${f.worker} is back but its settle gate had not passed`
+          : `the restart of ${f.worker} failed and was not retried`,
+    );
+  parts.push(
+    reason.notRestarted.length === 0
+      ? "no worker left unrestarted"
+      : `not restarted: ${reason.notRestarted.join(", ")}`,
+  );
+  return `${parts[0]}: ${parts.slice(1).join("; ")}`;
 }
 
 const MAX_NOT_STARTED = 5;
@@ -71,6 +103,8 @@ export function skipReasonText(reason: SkipReason): string {
       return `already runs ${reason.version}`;
     case "restarted-since-start":
       return `already restarted since the rollout began (process started ${new Date(reason.startedAt).toISOString()})`;
+    case "not-back":
+      return `not brought back: restarted, not back after ${formatDuration(reason.waitedMs)}; ${reason.by} continued without it`;
   }
 }
 
@@ -87,6 +121,7 @@ export function stepNoteText(note: StepNote): string {
   switch (note.kind) {
     case "on-target":
     case "restarted-since-start":
+    case "not-back":
       return skipReasonText(note);
     case "continued":
       return `continued by ${note.by} without a passed gate`;

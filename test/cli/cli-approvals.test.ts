@@ -10,6 +10,14 @@ const FACTS: Readonly<Record<ApprovalKind, ApprovalFacts>> = {
   "blocking-findings": { kind: "blocking-findings", cluster: "prod", findings: [] },
   "eager-window": { kind: "eager-window", cluster: "prod", worker: "worker-2" },
   "slow-gate": { kind: "gate-slow", worker: "worker-2", elapsedMs: 60_000, reasons: [] },
+  "worker-not-back": {
+    kind: "worker-not-back",
+    worker: "worker-2",
+    targetVersion: "3.7.1",
+    waitedMs: 300_000,
+    seen: { reachable: false, error: "connection refused" },
+    attempts: 1,
+  },
   "gate-failed": { kind: "gate-failed", worker: "worker-2", reasons: [] },
   "config-changed": { kind: "config-changed", cluster: "prod", changes: [] },
   "restart-failed": { kind: "restart-failed", worker: "worker-2", error: "boom", mayHaveRun: true },
@@ -37,9 +45,13 @@ function approval(kind: ApprovalKind): PendingApproval {
   return { id: `a-${kind}`, kind, step: 2, facts: FACTS[kind], options: ["approve", "abort"], askedAt: 0 };
 }
 
-function approvals(policy: Parameters<typeof createCliApprovals>[0]["policy"]) {
+function approvals(
+  policy: Parameters<typeof createCliApprovals>[0]["policy"],
+  timeLimitMs: number | null = null,
+) {
   return createCliApprovals({
     policy,
+    timeLimitMs,
     interactive: false,
     input: new PassThrough(),
     output: new PassThrough(),
@@ -95,6 +107,81 @@ describe("CLI approvals", () => {
       new AbortController().signal,
     );
     expect(d.decision).toBe("approve");
+  });
+});
+
+describe("CLI approvals: a worker not back within gate.workerReturnMs", () => {
+  const notBack = (attempts = 1): PendingApproval => ({
+    ...approval("worker-not-back"),
+    facts: { ...FACTS["worker-not-back"], attempts } as ApprovalFacts,
+    options: ["restart-again", "continue-without", "keep-waiting", "abort"],
+  });
+  const named = (flags: string) => {
+    const parsed = parseApproveFlag(flags);
+    if (parsed.kind !== "ok") throw new Error(parsed.message);
+    return { kind: "some" as const, kinds: parsed.kinds, notBack: parsed.notBack };
+  };
+  const signal = new AbortController().signal;
+
+  it("--yes without --timeout aborts: it never continues without the worker nor restarts it, and will not wait unbounded", async () => {
+    const d = await approvals({ kind: "all" }).wait(job, notBack(), signal);
+    expect(d.decision).toBe("abort");
+    expect(d.by).toContain("--approve=continue-without");
+    expect(d.by).toContain("--timeout");
+  });
+
+  it("--yes with --timeout keeps waiting, bounded by the time limit", async () => {
+    const d = await approvals({ kind: "all" }, 1_800_000).wait(job, notBack(), signal);
+    expect(d).toEqual({ decision: "keep-waiting", by: "ops@vm (--yes, bounded by --timeout 30m00s)", at: 1 });
+  });
+
+  it("--approve=restart restarts it again once; a worker restarted twice already is not restarted unattended", async () => {
+    expect((await approvals(named("restart")).wait(job, notBack(1), signal)).decision).toBe("restart-again");
+    const twice = await approvals(named("restart")).wait(job, notBack(2), signal);
+    expect(twice.decision).toBe("abort");
+    expect(twice.by).toContain("restarted 2 times already");
+    const fallBack = await approvals(named("restart,continue-without")).wait(job, notBack(2), signal);
+    expect(fallBack).toMatchObject({
+      decision: "continue-without",
+      by: "ops@vm (--approve=continue-without)",
+    });
+  });
+
+  it("--approve=slow keeps waiting only while --timeout bounds the run", async () => {
+    expect((await approvals(named("slow")).wait(job, notBack(), signal)).decision).toBe("abort");
+    expect((await approvals(named("slow"), 60_000).wait(job, notBack(), signal)).decision).toBe(
+      "keep-waiting",
+    );
+  });
+
+  it("unknown --approve names list the worker-not-back ones too", () => {
+    expect(parseApproveFlag("sloow")).toMatchObject({
+      kind: "error",
+      message: expect.stringContaining("continue-without"),
+    });
+  });
+
+  it("on a terminal without a flag that answers it, the four choices are asked", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let asked = "";
+    output.on("data", (chunk: Buffer) => {
+      asked += chunk.toString();
+      if (asked.includes("] ")) input.write("c\n");
+    });
+    const terminal = createCliApprovals({
+      policy: { kind: "all" },
+      interactive: true,
+      input,
+      output,
+      user: "ops@vm",
+      now: () => 1,
+    });
+    const d = await terminal.wait(job, notBack(), signal);
+    expect(asked).toBe(
+      "worker-2 has not come back on 3.7.1 after 5m00s. Restart it again, continue without it, or abort? [restart-again/continue-without/keep-waiting/abort] ",
+    );
+    expect(d).toEqual({ decision: "continue-without", by: "ops@vm", at: 1 });
   });
 });
 

@@ -90,11 +90,16 @@ const CASES: Case[] = [
       targetVersion: "3.7.1",
       waitedMs: 129_000,
       seen: { reachable: false, error: "connection refused" },
+      attempts: 1,
     },
     step: 3,
-    options: ["keep-waiting", "abort"],
-    prompt: "connect-3 has not come back on 3.7.1 after 2m09s. Keep waiting?",
-    details: ["it does not answer: connection refused"],
+    options: ["restart-again", "continue-without", "keep-waiting", "abort"],
+    prompt:
+      "connect-3 has not come back on 3.7.1 after 2m09s. Restart it again, continue without it, or abort?",
+    details: [
+      "it does not answer: connection refused",
+      "Restart it again: the executor restarts it once more. Continue without it: the step is skipped, the worker left as it is, and the final report says it was not brought back. Keep waiting: asked again after as long.",
+    ],
   },
   {
     name: "a worker not back, answering on another version",
@@ -104,11 +109,17 @@ const CASES: Case[] = [
       targetVersion: "3.7.1",
       waitedMs: 600_000,
       seen: { reachable: true, version: null },
+      attempts: 2,
     },
     step: 3,
-    options: ["keep-waiting", "abort"],
-    prompt: "connect-3 has not come back on 3.7.1 after 10m00s. Keep waiting?",
-    details: ["it answers, reporting version unknown"],
+    options: ["restart-again", "continue-without", "keep-waiting", "abort"],
+    prompt:
+      "connect-3 has not come back on 3.7.1 after 10m00s. Restart it again, continue without it, or abort?",
+    details: [
+      "it answers, reporting version unknown",
+      "restarted 2 times in this rollout",
+      "Restart it again: the executor restarts it once more. Continue without it: the step is skipped, the worker left as it is, and the final report says it was not brought back. Keep waiting: asked again after as long.",
+    ],
   },
   {
     name: "a slow gate",

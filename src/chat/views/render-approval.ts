@@ -13,8 +13,8 @@ const MAX_DETAIL_LINES = 10;
 
 /**
  * An approval prompt: a normal thread message (the team must see who decided), the prompt, bounded details and one
- * button per offered decision. Abort and Continue anyway ask for confirmation (misclicks only: who may click is
- * checked by the action handler).
+ * button per offered decision. Abort, Continue anyway, Restart it again and Continue without it ask for confirmation
+ * (misclicks only: who may click is checked by the action handler).
  */
 export function renderApprovalPrompt(state: RolloutState, approval: PendingApproval): ViewMessage {
   const buttons = approval.options.map((d) => decisionButton(state, approval, d));
@@ -56,6 +56,10 @@ function decisionText(record: ApprovalRecord): string {
         : `⚠️ Continued anyway by ${who} at ${at}`;
     case "restart-tasks":
       return `🔁 Failed tasks restarted by ${who} at ${at}`;
+    case "restart-again":
+      return `🔁 Restarted again by ${who} at ${at}`;
+    case "continue-without":
+      return `⏭️ Continued without it by ${who} at ${at}`;
   }
 }
 
@@ -109,6 +113,31 @@ function decisionButton(state: RolloutState, approval: PendingApproval, decision
       return button({ text: "Approve", actionId: ActionId.Approve, value, style: "primary" });
     case "keep-waiting":
       return button({ text: "Keep waiting", actionId: ActionId.KeepWaiting, value });
+    case "restart-again":
+      return button({
+        text: "Restart it again",
+        actionId: ActionId.RestartAgain,
+        value,
+        style: "primary",
+        confirm: confirmDialog({
+          title: "Restart it again?",
+          text: `${where === "" ? "The worker" : where.trim()} has not come back since its restart. The executor restarts it once more and the step waits for it again.`,
+          confirm: "Restart it again",
+          deny: "Cancel",
+        }),
+      });
+    case "continue-without":
+      return button({
+        text: "Continue without it",
+        actionId: ActionId.ContinueWithout,
+        value,
+        confirm: confirmDialog({
+          title: "Continue without this worker?",
+          text: `${where === "" ? "This step" : where.trim()} is skipped and its worker left as it is (not back). The next worker is restarted with one worker fewer, and the final report says it was not brought back.`,
+          confirm: "Continue without it",
+          deny: "Cancel",
+        }),
+      });
     case "restart-tasks":
       return button({
         text: "Restart the failed tasks",

@@ -109,12 +109,14 @@ function wallMs(state: RolloutState, now: number): number {
   return (state.finishedAt ?? now) - state.startedAt;
 }
 
-/** "6/6 steps done (4 settled, 1 continued anyway, 1 skipped)". */
+/** "6/6 steps done (4 settled, 1 continued anyway, 1 skipped)", "… 1 not brought back". */
 function stepCounts(state: RolloutState): string {
   const count = (status: StepRecord["status"]) => state.steps.filter((s) => s.status === status).length;
+  const notBack = state.steps.filter((s) => s.note?.kind === "not-back").length;
   const parts = [`${count("settled")} settled`];
   if (count("continued") > 0) parts.push(`${count("continued")} continued anyway`);
-  if (count("skipped") > 0) parts.push(`${count("skipped")} skipped`);
+  if (count("skipped") > notBack) parts.push(`${count("skipped") - notBack} skipped`);
+  if (notBack > 0) parts.push(`${notBack} not brought back`);
   return `${stepsDone(state)}/${plural(state.steps.length, "step")} done (${parts.join(", ")})`;
 }
 
@@ -152,7 +154,9 @@ function stepTable(state: RolloutState): string[] {
     const cells = [
       String(s.step).padStart(3),
       escapeMrkdwn(name),
-      `${STATUS_WORD[s.status]}${s.isLeader ? "*" : ""}`.padEnd(11),
+      `${s.note?.kind === "not-back" ? "not back" : STATUS_WORD[s.status]}${s.isLeader ? "*" : ""}`.padEnd(
+        11,
+      ),
       (m.restartMs === null ? "-" : formatDuration(m.restartMs)).padEnd(7),
       (m.settleMs === null ? "-" : formatDuration(m.settleMs)).padEnd(7),
       String(m.tasksMoved).padStart(5),
@@ -171,6 +175,8 @@ function approvalText(record: ApprovalRecord): string {
     "keep-waiting": "keep waiting",
     continue: "continued anyway",
     "restart-tasks": "failed tasks restarted",
+    "restart-again": "restarted again",
+    "continue-without": "continued without it",
   }[record.decision];
   return `${approvalLabel(record.kind)}: ${verb} by ${mention(record.by)} at ${utcTime(record.at)}`;
 }

@@ -19,6 +19,7 @@ const APPROVAL_LABELS: Readonly<Record<ApprovalKind, string>> = {
   "blocking-findings": "blocking findings",
   "eager-window": "eager window",
   "slow-gate": "slow settle gate",
+  "worker-not-back": "worker not back",
   "gate-failed": "settle gate failed",
   "config-changed": "connector config changed",
   "restart-failed": "restart failed",

@@ -25,15 +25,24 @@ export const runCommand: CliCommand = {
   name: "run",
   summary: "run a rollout from a terminal or a pipeline (same engine as the bot)",
   help: `Usage: connect-roll run [--config FILE] CLUSTER VERSION [--yes | --approve=KINDS] [--json] [--pace safe|window]
-       [--chart FILE.svg|FILE.png]
+       [--chart FILE.svg|FILE.png] [--timeout D]
 
 Runs the rollout: one worker at a time, followers first and the group leader last, each step followed by the
 settle gate. The Slack thread becomes lines on stdout (or JSON lines with --json, ending with a summary).
 
 Approvals: --yes answers every prompt with its "go" choice except the ones that may restart a worker a second
 time (a failed or unconfirmed restart): those need the named --approve=restart. --approve=KINDS answers only
-those kinds (blocking, eager, slow, gate-failed, config, restart). Other prompts are asked on a terminal;
-without a terminal they are answered "abort", so nothing risky happens unattended.
+those kinds (blocking, eager, slow, gate-failed, config, restart, task-restart, continue-without). Other prompts
+are asked on a terminal; without a terminal they are answered "abort", so nothing risky happens unattended.
+
+A worker not back within gate.workerReturnMs asks: restart it again, continue without it, keep waiting or abort.
+--yes never restarts it again nor continues without it: it keeps waiting while --timeout bounds the run, and
+aborts without --timeout. --approve=restart restarts it again (once per step), --approve=continue-without goes on
+without it (the step is skipped and the run ends failed, saying the worker was not brought back).
+
+--timeout D bounds the whole run (30m, 2h, 1h30m): once it passes the rollout stops at the next safe point (never
+while the executor restarts a worker; a prompt is left unanswered), says "timed out after D" and what was left
+undone, and exits 3.
 
 With REDIS_URL (or redis.url in the config) the cluster lock is shared with the bot and other runs, and an
 interrupted run (Ctrl-C, a crash) is resumed by running the same command again once its lease has expired.
@@ -43,7 +52,7 @@ Checks shared with /connect-roll: a run starts, or resumes, only inside the clus
 channel and requester lists name Slack users and channels, so they do not apply to a terminal.
 
 Exit codes: 0 every worker settled on the target; 1 aborted, failed, locked, interrupted, or a step continued
-without a passed gate; 2 usage error.
+without a passed gate (or without its worker); 2 usage error; 3 timed out (--timeout).
 
 Options:
   --config FILE      configuration file (default: connect-roll.yml)
@@ -53,6 +62,7 @@ Options:
   --pace safe|window override the cluster's pace
   --chart FILE       write the rollout's timeline chart (lanes per worker, windows, deadlines, approvals, share
                      of tasks down) to FILE when the run ends or is interrupted; .svg or .png
+  --timeout D        stop at the next safe point once D has passed (30m, 2h, 1h30m); exit 3
   --since TIME       plain restart: workers whose process started at or after TIME (ISO-8601 or epoch ms) count as
                      restarted (an interrupted run prints it in its resume command; default: this run's start)
   -h, --help         show this help`,
@@ -64,6 +74,7 @@ Options:
     pace: { type: "string" },
     since: { type: "string" },
     chart: { type: "string" },
+    timeout: { type: "string" },
   },
   positionals: { min: 2, max: 2, names: ["CLUSTER", "VERSION"] },
   run: runRollout,
@@ -138,6 +149,8 @@ async function runOnStore(
 ): Promise<number> {
   const { io, flags, ctx, logger, report } = c;
   const { store, redis } = opened;
+  const timeLimit =
+    flags.timeoutMs === null ? undefined : { at: systemClock.now() + flags.timeoutMs, ms: flags.timeoutMs };
   const engine = createRolloutEngine({
     store,
     clock: systemClock,
@@ -153,9 +166,11 @@ async function runOnStore(
       output: io.stderr,
       user: c.user,
       now: Date.now,
+      timeLimitMs: flags.timeoutMs,
     }),
     observerOf: () => printRunEvents(io, flags.json, c.rollout.settings),
     prebuilt: () => ({ reader: take(preflighted, "reader"), restarter: take(preflighted, "restarter") }),
+    ...(timeLimit === undefined ? {} : { timeLimit }),
   });
   const onInterrupt = () => void engine.close();
   io.signal.addEventListener("abort", onInterrupt, { once: true });

@@ -3,13 +3,25 @@ import type { GateReason } from "../settle/settle-types.js";
 
 /** Why a person is asked and what they decided: the approvals of the rollout state machine. */
 
-export type Decision = "approve" | "abort" | "keep-waiting" | "continue" | "restart-tasks";
+/**
+ * `restart-again` and `continue-without` answer a worker that did not come back (`worker-not-back`): the restart is
+ * issued again through the executor, or the step is skipped with the worker left as it is.
+ */
+export type Decision =
+  | "approve"
+  | "abort"
+  | "keep-waiting"
+  | "continue"
+  | "restart-tasks"
+  | "restart-again"
+  | "continue-without";
 
 /**
  * Why a person is asked:
  * - `blocking-findings`: the plan has block findings (FAILED tasks before the start, unreachable workers…);
  * - `eager-window`: the next step runs while the group negotiates eager (stop-the-world rebalances);
  * - `slow-gate`: the settle gate is slower than expected (delay included);
+ * - `worker-not-back`: a restarted worker has not come back within `gate.workerReturnMs`;
  * - `gate-failed`: the gate saw something wrong (a new FAILED task, a missing connector);
  * - `config-changed`: a connector's config or task count changed since the start (config freeze);
  * - `restart-failed`: the executor reported a failure;
@@ -20,6 +32,7 @@ export type ApprovalKind =
   | "blocking-findings"
   | "eager-window"
   | "slow-gate"
+  | "worker-not-back"
   | "gate-failed"
   | "config-changed"
   | "restart-failed"
@@ -45,8 +58,8 @@ export type FreezeChange =
   | { readonly kind: "created"; readonly connector: string };
 
 /**
- * What a prompt is about, as facts: src/wording/approval-text.ts words them, core never does. A
- * `slow-gate` approval is about a worker not back yet (`worker-not-back`) or a gate slower than expected (`gate-slow`).
+ * What a prompt is about, as facts: src/wording/approval-text.ts words them, core never does. A `slow-gate` approval
+ * is about a gate slower than expected (`gate-slow`).
  */
 export type ApprovalFacts =
   | { readonly kind: "blocking-findings"; readonly cluster: string; readonly findings: readonly Finding[] }
@@ -55,8 +68,11 @@ export type ApprovalFacts =
       readonly kind: "worker-not-back";
       readonly worker: string;
       readonly targetVersion: string;
+      /** Since the restart (or the last keep-waiting) was accepted. */
       readonly waitedMs: number;
       readonly seen: WorkerSeen;
+      /** Restarts issued for this step so far (2 after one restart-again). */
+      readonly attempts: number;
     }
   | {
       readonly kind: "gate-slow";
@@ -103,7 +119,7 @@ export type ApprovalFacts =
 const KIND_OF_FACTS: Readonly<Record<ApprovalFacts["kind"], ApprovalKind>> = {
   "blocking-findings": "blocking-findings",
   "eager-window": "eager-window",
-  "worker-not-back": "slow-gate",
+  "worker-not-back": "worker-not-back",
   "gate-slow": "slow-gate",
   "gate-failed": "gate-failed",
   "config-changed": "config-changed",

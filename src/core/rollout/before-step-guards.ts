@@ -51,12 +51,16 @@ export function applyPendingControl(b: BeforeStep): GuardOutcome {
 
 /**
  * No step left: succeeded only when every step settled (or was already on the target). A step continued past its
- * gate by a person is reported as not settled, so the result tells the truth about the cluster.
+ * gate, or skipped without its worker back, by a person is reported as such, so the result tells the truth about the
+ * cluster.
  */
 export function finishAfterLastStep(b: BeforeStep): GuardOutcome {
   const s = b.state;
   if (stepAt(s, b.stepNo)) return pass(s);
   const continued = s.steps.filter((x) => x.status === "continued").map((x) => x.worker);
+  const notBack = s.steps.filter((x) => x.note?.kind === "not-back").map((x) => x.worker);
+  if (notBack.length > 0)
+    return stop(done(finish(s, b.now, "failed", { kind: "not-brought-back", notBack, continued })));
   if (continued.length > 0)
     return stop(done(finish(s, b.now, "failed", { kind: "continued-unsettled", workers: continued })));
   return stop(done(finish(s, b.now, "succeeded", { kind: "all-settled" })));

@@ -3,7 +3,8 @@ import { EMPTY_FLOW_TRACK } from "../settle/track-flow.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import { beforeStep } from "./before-step.js";
 import { foldRead } from "./fold-read.js";
-import { onControl, onDecision, onRestartResult, onTakeover } from "./inputs.js";
+import { onControl, onDecision, onRestartResult, onTakeover, onTimeLimit } from "./inputs.js";
+import { withoutLeftBehind } from "./left-behind.js";
 import { done, followReentries, type PhaseResult, type Reentry } from "./phase-result.js";
 import { onPlanning } from "./planning.js";
 import type { RolloutInput, Transition } from "./rollout-io.js";
@@ -73,6 +74,8 @@ export function decide(state: RolloutState, input: RolloutInput): Transition {
       return onControl(s, input.action, input.by, input.now);
     case "taken-over":
       return onTakeover(s, input.owner, input.now);
+    case "time-limit-reached":
+      return onTimeLimit(s, input.limitMs, input.now);
     case "approval-decided":
       return onDecision(s, input.approvalId, input.decision, input.by, input.now);
     case "worker-probed":
@@ -80,9 +83,14 @@ export function decide(state: RolloutState, input: RolloutInput): Transition {
     case "restart-accepted":
     case "restart-failed":
       // What the cluster did while the executor worked (a task still writing until its worker stops) counts first.
-      return onRestartResult((input.reads ?? []).reduce(foldRead, s), input);
-    case "cluster-read":
-      return onClusterRead(foldRead(s, input.snapshot), input.snapshot, input.now);
+      return onRestartResult(
+        (input.reads ?? []).reduce((x, read) => foldRead(x, withoutLeftBehind(x, read)), s),
+        input,
+      );
+    case "cluster-read": {
+      const snapshot = withoutLeftBehind(s, input.snapshot);
+      return onClusterRead(foldRead(s, snapshot), snapshot, input.now);
+    }
   }
 }
 

@@ -1,14 +1,14 @@
-import type { Decision } from "./approval-types.js";
+import type { Decision, PendingApproval } from "./approval-types.js";
 import { watchBack } from "./poll-cadence.js";
 import type { RolloutEffect, RolloutInput, Transition } from "./rollout-io.js";
-import type { Phase, RolloutState } from "./rollout-state.js";
+import type { Phase, ResumePoint, RolloutState, StepStatus } from "./rollout-state.js";
 import { stepAt, updateStep } from "./step-helpers.js";
 import { ask, emit, finish, nextAction, pauseAt, stay } from "./transitions.js";
 import { eagerWindowStart } from "./windows.js";
 
 /**
  * The inputs that are not a read of the cluster: the executor's answer to a restart, a pause, resume or abort, a
- * takeover by another replica, and a person's decision at a prompt. None reads the cluster, so none re-enters a
+ * takeover by another replica, a person's decision at a prompt, and the run's time limit. None reads the cluster, so none re-enters a
  * phase: each answers its transition at once.
  */
 
@@ -237,8 +237,100 @@ export function onDecision(
     }
     case "step-done":
       return continueAnyway(decidedState, resume.step, by, now, decided);
+    case "worker-return":
+      return onWorkerReturnDecision(decidedState, p.approval, resume, decision, by, now, decided);
   }
 }
+
+/**
+ * A worker not back within `workerReturnMs`: `restart-again` sends its restart again through the executor (the checks
+ * before a step run first: a worker that came back meanwhile is gated, not restarted twice), `continue-without` skips
+ * the step with the reason and goes on with the next worker, `keep-waiting` waits another `workerReturnMs`.
+ */
+function onWorkerReturnDecision(
+  s: RolloutState,
+  approval: PendingApproval,
+  resume: Extract<ResumePoint, { kind: "worker-return" }>,
+  decision: Decision,
+  by: string,
+  now: number,
+  decided: RolloutEffect,
+): Transition {
+  const step = stepAt(s, resume.step);
+  if (!step) return stay(s);
+  if (decision === "restart-again")
+    return {
+      state: {
+        ...updateStep(s, step.step, { status: "pending" }),
+        phase: { kind: "before-step", step: step.step, retryBaseline: resume.baseline },
+      },
+      effects: [decided, { kind: "read-cluster", afterMs: 0 }],
+    };
+  if (decision === "continue-without") {
+    const waitedMs =
+      approval.facts.kind === "worker-not-back" ? approval.facts.waitedMs : now - approval.askedAt;
+    const reason = { kind: "not-back", by, waitedMs } as const;
+    return {
+      state: {
+        ...updateStep(s, step.step, { status: "skipped", note: reason }),
+        phase: { kind: "before-step", step: step.step + 1 },
+      },
+      effects: [
+        decided,
+        emit({ kind: "step-skipped", step: step.step, worker: step.worker, reason }),
+        { kind: "read-cluster", afterMs: 0 },
+      ],
+    };
+  }
+  return {
+    state: {
+      ...s,
+      phase: {
+        kind: "waiting-back",
+        step: step.step,
+        since: now,
+        seenDown: false,
+        baseline: resume.baseline,
+      },
+    },
+    effects: [decided, { kind: "read-cluster", afterMs: s.settings.pollIntervalMs }],
+  };
+}
+
+/**
+ * The run's time limit passed: it finishes aborted now, saying which step was in flight and which workers were never
+ * restarted. Fed instead of a restart (`restarting`), the restart was not sent: the step goes back to pending.
+ */
+export function onTimeLimit(s: RolloutState, limitMs: number, now: number): Transition {
+  const p = s.phase;
+  const state =
+    p.kind === "restarting"
+      ? updateStep(s, p.step, {
+          status: "pending",
+          attempts: Math.max(0, (stepAt(s, p.step)?.attempts ?? 1) - 1),
+          restartIssuedAt: null,
+        })
+      : s;
+  const inFlight = state.steps.flatMap((x) => {
+    const stage = IN_FLIGHT_STAGE[x.status];
+    return stage === undefined ? [] : [{ worker: x.worker, stage }];
+  })[0];
+  return finish(state, now, "aborted", {
+    kind: "timed-out",
+    limitMs,
+    inFlight: inFlight ?? null,
+    notRestarted: state.steps.filter((x) => x.status === "pending").map((x) => x.worker),
+  });
+}
+
+/** Where a step stood when the time limit passed, by its status (absent: not in flight). */
+const IN_FLIGHT_STAGE: Partial<Record<StepStatus, "not-back" | "settling" | "restart-failed">> = {
+  "restart-issued": "not-back",
+  restarting: "not-back",
+  "waiting-back": "not-back",
+  settling: "settling",
+  failed: "restart-failed",
+};
 
 function continueAnyway(
   s: RolloutState,

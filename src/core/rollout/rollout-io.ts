@@ -47,6 +47,11 @@ export type RolloutInput =
       readonly by: string;
     }
   | { readonly kind: "taken-over"; readonly now: number; readonly owner: string }
+  /**
+   * The run's time limit (`limitMs`, `run --timeout`) has passed. The runner feeds it between effects, never while the
+   * executor restarts a worker; in `restarting` it stands for a restart that was not sent.
+   */
+  | { readonly kind: "time-limit-reached"; readonly now: number; readonly limitMs: number }
   /** What a `probe-worker` saw of the restarted worker alone (a runner without a probe sends `cluster-read`). */
   | { readonly kind: "worker-probed"; readonly now: number; readonly worker: WorkerSnapshot };
 

@@ -45,14 +45,41 @@ export type FinishReason =
       readonly gate: readonly GateReason[];
     }
   /** Aborted as the decision at a prompt. */
-  | { readonly kind: "aborted-at-prompt"; readonly by: string; readonly approval: ApprovalKind };
+  | { readonly kind: "aborted-at-prompt"; readonly by: string; readonly approval: ApprovalKind }
+  /**
+   * Failed: no step is left, but these workers did not come back and a person went on without them (`notBack`);
+   * `continued`: those continued past their gate, as in `continued-unsettled`.
+   */
+  | {
+      readonly kind: "not-brought-back";
+      readonly notBack: readonly string[];
+      readonly continued: readonly string[];
+    }
+  /**
+   * Aborted when the run's time limit (`run --timeout`, `limitMs`) passed, at a safe point (never while the executor
+   * restarts a worker): the step in flight and where it stood, and the workers never restarted.
+   */
+  | {
+      readonly kind: "timed-out";
+      readonly limitMs: number;
+      readonly inFlight: {
+        readonly worker: string;
+        readonly stage: "not-back" | "settling" | "restart-failed";
+      } | null;
+      readonly notRestarted: readonly string[];
+    };
 
-/** Why a step's worker needs no restart: the cluster says it is done already. */
+/**
+ * Why a step was skipped: its worker needs no restart (the cluster says it is done already), or it did not come back
+ * and a person went on without it.
+ */
 export type SkipReason =
   /** Upgrade: it reports the target version. */
   | { readonly kind: "on-target"; readonly version: string }
   /** Plain restart: its process (app-info `start-time-ms`) started since the rollout began. */
-  | { readonly kind: "restarted-since-start"; readonly startedAt: number };
+  | { readonly kind: "restarted-since-start"; readonly startedAt: number }
+  /** Restarted, not back after `waitedMs`; `by` chose to continue without it (`continue-without`). */
+  | { readonly kind: "not-back"; readonly by: string; readonly waitedMs: number };
 
 /** Why a step moved to the end of the order. */
 export type ReorderReason = { readonly kind: "leader-now" };

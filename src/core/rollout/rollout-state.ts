@@ -159,6 +159,8 @@ export type ResumePoint =
   | { readonly kind: "planning" }
   | { readonly kind: "settling"; readonly step: number; readonly baseline: Baseline }
   | { readonly kind: "step-done"; readonly step: number }
+  /** A worker not back within `workerReturnMs`: restarted again, skipped, or waited for again. */
+  | { readonly kind: "worker-return"; readonly step: number; readonly baseline: Baseline }
   | { readonly kind: "retry-restart"; readonly step: number; readonly baseline: Baseline | null };
 
 export type RolloutResult = "succeeded" | "aborted" | "failed";
@@ -171,8 +173,11 @@ export interface RolloutSettings {
   readonly delayMs: number;
   readonly sessionTimeoutMs: number;
   readonly expectedRestartMs: number;
-  /** How long to wait for a restarted worker to answer on the target version before asking. */
-  readonly backTimeoutMs: number;
+  /**
+   * How long to wait for a restarted worker to come back before asking whether to restart it again, continue without
+   * it or abort (`gate.workerReturnMs`); null: derived from the restart time learned so far (`workerReturnTimeoutMs`).
+   */
+  readonly workerReturnMs: number | null;
 }
 
 export interface RolloutState {

@@ -6,10 +6,12 @@ import type { Transition } from "./rollout-io.js";
 import type { Phase, RolloutState, StepRecord } from "./rollout-state.js";
 import { startedSince, stepAt, updateStep } from "./step-helpers.js";
 import { ask, stay, targetVersionFor, workerSeen } from "./transitions.js";
+import { workerReturnTimeoutMs } from "./worker-return.js";
 
 /**
  * Waiting for a restarted worker to come back: probes of the worker alone, then one read of the whole cluster; too
- * long, and a person is asked whether to keep waiting. After a takeover of a restart in flight (`verifying-restart`)
+ * long (`workerReturnTimeoutMs`), and a person is asked whether to restart it again, continue without it, keep
+ * waiting or abort. After a takeover of a restart in flight (`verifying-restart`)
  * the restart is confirmed from the cluster's facts before anything else, and never repeated without asking.
  */
 
@@ -70,7 +72,7 @@ export function onProbed(s: RolloutState, worker: WorkerSnapshot, now: number): 
   return notBackYet(s, phase, step, worker, seenDown, now);
 }
 
-/** Not back yet: the next probe, or (after `backTimeoutMs`) the question whether to keep waiting. */
+/** Not back yet: the next probe, or (after `workerReturnTimeoutMs`) the question what to do without it. */
 function notBackYet(
   s: RolloutState,
   phase: WaitingBack,
@@ -80,7 +82,7 @@ function notBackYet(
   now: number,
 ): Transition {
   const waiting: RolloutState = { ...s, phase: { ...phase, seenDown } };
-  if (now - phase.since <= s.settings.backTimeoutMs)
+  if (now - phase.since <= workerReturnTimeoutMs(s))
     return { state: waiting, effects: [watchBack(s, step, now)] };
   return ask(
     waiting,
@@ -93,10 +95,11 @@ function notBackYet(
         targetVersion: targetVersionFor(s, step),
         waitedMs: now - phase.since,
         seen: workerSeen(w),
+        attempts: step.attempts,
       },
-      options: ["keep-waiting", "abort"],
+      options: ["restart-again", "continue-without", "keep-waiting", "abort"],
     },
-    { kind: "settling", step: step.step, baseline: phase.baseline },
+    { kind: "worker-return", step: step.step, baseline: phase.baseline },
   );
 }
 
@@ -114,8 +117,8 @@ export function onVerifying(s: RolloutState, snapshot: ClusterSnapshot, now: num
   if (baseline && isBack(s, step, w, seenDown, phase.since, now) && (s.target.kind === "upgrade" || seenDown))
     return reenter({ kind: "worker-back", step: step.step, baseline }, s);
   if (baseline && seenDown) {
-    // It went down: the restart is confirmed. Wait for it like any restart (backTimeoutMs, then slow-gate), never
-    // offer to restart it again.
+    // It went down: the restart is confirmed. Wait for it like any restart (workerReturnTimeoutMs, then the
+    // worker-not-back question), never restart it again without asking.
     const waiting = updateStep(s, step.step, { status: "waiting-back" });
     return done({
       state: {

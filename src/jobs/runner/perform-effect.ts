@@ -4,6 +4,7 @@ import type { RolloutEffect, RolloutInput } from "../../core/rollout/rollout-io.
 import type { RolloutState } from "../../core/rollout/rollout-state.js";
 import type { ClusterSnapshot } from "../../core/snapshot.js";
 import { type RunContext, withStore } from "./run-context.js";
+import { timeLimitInput, untilTimeLimit } from "./time-limit.js";
 
 /** Carries out the effect `decide` asked for and returns what came of it as the next input. */
 
@@ -58,7 +59,12 @@ export async function perform(
       return restartWorker(ctx, state, action);
     }
     case "await-approval": {
-      const decision = await withStore(ctx, () => deps.approvals.wait(ctx.record, action.approval, signal));
+      // A prompt nobody answers does not outlast the run's time limit.
+      const waited = await untilTimeLimit(ctx, (until) =>
+        withStore(ctx, () => deps.approvals.wait(ctx.record, action.approval, until)),
+      );
+      if (waited.kind === "time-up") return waited.input;
+      const decision = waited.value;
       return {
         kind: "approval-decided",
         now: deps.clock.now(),
@@ -69,6 +75,8 @@ export async function perform(
     }
     case "await-resume": {
       for (;;) {
+        const timeUp = timeLimitInput(ctx);
+        if (timeUp) return timeUp;
         const control = await pendingControl(ctx, state);
         if (control) return control;
         await deps.clock.sleep(deps.controlPollMs ?? state.settings.pollIntervalMs, signal);

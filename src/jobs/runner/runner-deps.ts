@@ -40,6 +40,11 @@ export interface RunnerDeps {
   readonly controlPollMs?: number;
   /** Backoff of store calls that fail while the lease is valid: first wait, doubled up to `maxMs`. */
   readonly storeRetry?: { readonly baseMs: number; readonly maxMs: number };
+  /**
+   * `run --timeout`: the rollout is stopped at the first safe point after `at` (on `clock`); `ms` is the limit as
+   * given, for the report. Absent: no limit (the bot).
+   */
+  readonly timeLimit?: { readonly at: number; readonly ms: number };
 }
 
 export type RunOutcome =

@@ -9,6 +9,7 @@ import { perform } from "./perform-effect.js";
 import { checkpoint, notify, type RunContext, withStore } from "./run-context.js";
 import { publish } from "./runner-audit.js";
 import type { RunnerDeps, RunOutcome } from "./runner-deps.js";
+import { timeLimitInput } from "./time-limit.js";
 
 /**
  * Drives a rollout: load → decide → checkpoint (fenced) → effect → decide … until it finishes or the lease is lost.
@@ -50,7 +51,8 @@ export async function runRollout(
     if (signal.aborted) return interrupted(ctx, t.state, signal.reason);
     let input: RolloutInput;
     try {
-      input = await perform(ctx, t.state, action);
+      // Past the time limit, the rollout stops here, before the next effect (a restart included: it is not sent).
+      input = timeLimitInput(ctx) ?? (await perform(ctx, t.state, action));
     } catch (e) {
       if (signal.aborted) return interrupted(ctx, t.state, signal.reason);
       if (isAppError(e, ErrorCode.JobNotFound)) return recordGone(ctx, t.state, e);

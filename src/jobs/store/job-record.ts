@@ -70,6 +70,8 @@ const DECISIONS = [
   "keep-waiting",
   "continue",
   "restart-tasks",
+  "restart-again",
+  "continue-without",
 ] as const satisfies readonly Decision[];
 export const decisionRecordSchema = z.object({
   decision: z.enum(DECISIONS),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ActionId, decodeActionValue } from "../../../src/chat/action-ids.js";
+import { DECISION_OF_ACTION } from "../../../src/chat/listeners/actions/approval-decision.js";
 import { renderApprovalDecided, renderApprovalPrompt } from "../../../src/chat/views/render-approval.js";
 import {
   type ApprovalFacts,
@@ -231,5 +232,62 @@ describe("the prompt about workers started long after the rest", () => {
     const text = blockText(renderApprovalDecided(aRollout().build(), asked, record));
     expect(text).toContain("Counted as restarted by <@U2>");
     expect(text).not.toContain("Continued anyway");
+  });
+});
+
+describe("the prompt about a worker not back within gate.workerReturnMs", () => {
+  const c: Case = {
+    facts: {
+      kind: "worker-not-back",
+      worker: "connect-3",
+      targetVersion: "3.7.1",
+      waitedMs: 300 * SECOND,
+      seen: { reachable: false, error: "connection refused" },
+      attempts: 1,
+    },
+    step: 3,
+    options: ["restart-again", "continue-without", "keep-waiting", "abort"],
+  };
+
+  it("offers Restart it again, Continue without it, Keep waiting and Abort, each deciding what it says", () => {
+    const { state, approval } = stateWith(c);
+    const message = renderApprovalPrompt(state, approval);
+    expect(limitViolations(message)).toEqual([]);
+    expect(blockText(message)).toContain(
+      "connect-3 has not come back on 3.7.1 after 5m00s. Restart it again, continue without it, or abort?",
+    );
+    const actions = message.blocks.find((b) => b.type === "actions");
+    if (actions?.type !== "actions") throw new Error("no actions block");
+    const buttons = actions.elements.flatMap((e) => (e.type === "button" ? [e] : []));
+    expect(buttons.map((b) => [b.action_id, b.text.text])).toEqual([
+      [ActionId.RestartAgain, "Restart it again"],
+      [ActionId.ContinueWithout, "Continue without it"],
+      [ActionId.KeepWaiting, "Keep waiting"],
+      [ActionId.Abort, "Abort"],
+    ]);
+    expect(buttons.map((b) => DECISION_OF_ACTION[b.action_id as ActionId])).toEqual(c.options);
+    // The two that act on the worker (a second restart, one worker fewer) and abort ask to confirm.
+    expect(buttons.map((b) => b.confirm !== undefined)).toEqual([true, true, false, true]);
+    expect(buttons[1]?.confirm?.text.text).toContain("the final report says it was not brought back");
+    for (const b of buttons)
+      expect(decodeActionValue(b.value ?? "")).toEqual({
+        kind: "ok",
+        value: { jobId: state.jobId, approvalId: approval.id },
+      });
+  });
+
+  it("the decided prompt says who restarted it again or continued without it", () => {
+    const { state, approval } = stateWith(c);
+    const at = stepStart(3) + 6 * 60 * SECOND;
+    const lines = (["restart-again", "continue-without"] as const).map((decision) => {
+      const m = renderApprovalDecided(state, approval, { ...approval, decision, by: "U2", at });
+      expect(m.blocks.some((b) => b.type === "actions")).toBe(false);
+      const last = m.blocks[m.blocks.length - 1];
+      return last?.type === "section" ? last.text?.text : "";
+    });
+    expect(lines).toEqual([
+      "🔁 Restarted again by <@U2> at 14:19 UTC",
+      "⏭️ Continued without it by <@U2> at 14:19 UTC",
+    ]);
   });
 });

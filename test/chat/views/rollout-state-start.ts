@@ -78,7 +78,7 @@ export function initialRolloutState(options: RolloutOptions): RolloutState {
       delayMs: 300_000,
       sessionTimeoutMs: 10_000,
       expectedRestartMs: 45_000,
-      backTimeoutMs: 600_000,
+      workerReturnMs: 600_000,
     }),
     phase: { kind: "before-step", step: 1 },
     plan: planFor(cluster, target, steps, options.eagerWindows ?? [], T0),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-builder.js";
 import { startDriver } from "./rollout-driver.js";
-import { backHeld, cluster, down, SETTINGS } from "./rollout-fixtures.js";
+import { backHeld, cluster, down } from "./rollout-fixtures.js";
 import { readEvery } from "./rollout-scripts.js";
 
 describe("decide: the executor reports a failed restart", () => {
@@ -69,56 +69,6 @@ describe("decide: the executor reports a failed restart", () => {
       "restart-failed → - | read-cluster(10000)",
     ]);
     expect(d.state.phase.kind).toBe("waiting-back");
-  });
-});
-
-describe("decide: the worker does not come back within backTimeoutMs (120 s)", () => {
-  const stuck = () => down(cluster(), "worker-1");
-  /** Restart accepted at 1 s; the worker stays down. */
-  const started = (expectedSettleMs = 60_000) =>
-    startDriver({ settings: { gatePolicy: { ...SETTINGS.gatePolicy, expectedSettleMs } } })
-      .read(0, cluster())
-      .accepted(1_000);
-
-  it("asks slow-gate (keep-waiting / abort) once 120 s have passed, and again 120 s after keep-waiting", () => {
-    const d = readEvery(started(), 11_000, 121_000, stuck);
-    expect(d.approvalsAsked()).toEqual([]);
-    d.read(130_000, stuck());
-    expect(d.pending()?.facts).toEqual({
-      kind: "worker-not-back",
-      worker: "worker-1",
-      targetVersion: "3.7.1",
-      waitedMs: 129_000,
-      seen: { reachable: false, error: "connection refused" },
-    });
-    expect(d.pendingWorded()).toMatchObject({
-      kind: "slow-gate",
-      step: 1,
-      prompt: "worker-1 has not come back on 3.7.1 after 2m09s. Keep waiting?",
-      details: ["it does not answer: connection refused"],
-      options: ["keep-waiting", "abort"],
-    });
-    d.answer(131_000, "keep-waiting");
-    expect(d.state.phase).toMatchObject({ kind: "waiting-back", since: 131_000 });
-    readEvery(d, 141_000, 251_000, stuck);
-    expect(d.approvalsAsked()).toHaveLength(1);
-    d.read(252_000, stuck());
-    expect(d.approvalsAsked()).toHaveLength(2);
-  });
-
-  // with a generous expectedSettleMs: a worker back this late is past the slow-gate threshold at once
-  it("keep-waiting, then the worker comes back: settling as usual", () => {
-    const d = started(300_000)
-      .read(130_000, stuck())
-      .answer(131_000, "keep-waiting")
-      .read(140_000, backHeld(cluster(), "worker-1"));
-    expect(d.lines.at(-1)).toBe("read → worker-back, gate-waiting | read-cluster(10000)");
-    expect(d.eventsOf("worker-back")[0]?.restartMs).toBe(140_000);
-  });
-
-  it("abort finishes aborted", () => {
-    const d = started().read(130_000, stuck()).answer(131_000, "abort");
-    expect(d.state.phase).toMatchObject({ kind: "finished", result: "aborted" });
   });
 });
 

@@ -18,7 +18,7 @@ export const SETTINGS: TestSettings = {
   delayMs: 60_000,
   sessionTimeoutMs: 10_000,
   expectedRestartMs: 20_000,
-  backTimeoutMs: 120_000,
+  workerReturnMs: 120_000,
 };
 
 export const WORKERS = ["worker-1", "worker-2", "worker-3"] as const;

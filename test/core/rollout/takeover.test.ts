@@ -104,7 +104,7 @@ describe("decide: takeover of a rollout checkpointed while restarting", () => {
     expect(d.approvalsAsked()).toEqual([]);
     readEvery(d, 70_000, 130_000, () => down(cluster(), "worker-1"));
     expect(d.approvalsAsked().map((a) => [a.kind, a.options])).toEqual([
-      ["slow-gate", ["keep-waiting", "abort"]],
+      ["worker-not-back", ["restart-again", "continue-without", "keep-waiting", "abort"]],
     ]);
     expect(d.restarts).toEqual([]);
   });

@@ -26,6 +26,8 @@ export const DECISION_OF_ACTION = {
   [ActionId.KeepWaiting]: "keep-waiting",
   [ActionId.ContinueAnyway]: "continue",
   [ActionId.RestartTasks]: "restart-tasks",
+  [ActionId.RestartAgain]: "restart-again",
+  [ActionId.ContinueWithout]: "continue-without",
 } as const satisfies Record<ActionId, Decision>;
 
 /**
