@@ -1,11 +1,6 @@
-import { writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
-import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import type { RunningSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
 import { quickSimWithConfig } from "./support/sim-config-file.js";
@@ -16,24 +11,15 @@ let sim: RunningSim;
 let config: string;
 
 beforeAll(async () => {
-  ({ sim } = await quickSimWithConfig("run-timeout", { connectors: 2, tasksPerConnector: 2, seed: 5 }));
-  const cluster = simClusterConfig({
-    clusterName: "sim",
-    workers: sim.workers,
-    controlUrl: sim.controlUrl,
-    delayMs: 1_000,
-    restartMs: 200,
-    pollIntervalMs: 150,
-    quietPeriodMs: 200,
-    consecutivePolls: 2,
-  });
-  config = join(tmpdir(), `connect-roll-run-timeout-never-back-${process.pid}.yml`);
-  const neverBack = {
-    ...cluster,
-    executor: { ...(cluster.executor as object), downMs: 3_600_000 },
-    gate: { ...(cluster.gate as object), workerReturnMs: 1_000 },
-  };
-  await writeFile(config, stringify({ clusters: { sim: neverBack } }));
+  ({ sim, config } = await quickSimWithConfig(
+    "run-timeout-never-back",
+    { connectors: 2, tasksPerConnector: 2, seed: 5 },
+    (cluster) => ({
+      ...cluster,
+      executor: { ...(cluster.executor as object), downMs: 3_600_000 },
+      gate: { ...(cluster.gate as object), workerReturnMs: 1_000 },
+    }),
+  ));
 });
 afterAll(async () => {
   await sim.close();

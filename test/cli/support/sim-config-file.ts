@@ -9,11 +9,12 @@ import { waitFor } from "../../support/wait-for.js";
 /**
  * A simulated cluster in real time that the CLI can roll quickly (1 s scheduled delay, 200 ms restarts, a gate of two
  * 150 ms polls after a 200 ms quiet period), and a config file naming it `sim`; resolves once every task runs.
- * `name` tells the config files of different test files apart.
+ * `name` tells the config files of different test files apart; `adjust` may change the cluster's section.
  */
 export async function quickSimWithConfig(
   name: string,
   options: StartSimOptions,
+  adjust: (cluster: Record<string, unknown>) => Record<string, unknown> = (cluster) => cluster,
 ): Promise<{ sim: RunningSim; config: string }> {
   const sim = await startSim({
     virtualTime: false,
@@ -36,7 +37,7 @@ export async function quickSimWithConfig(
     quietPeriodMs: 200,
     consecutivePolls: 2,
   });
-  await writeFile(config, stringify({ clusters: { sim: cluster } }));
+  await writeFile(config, stringify({ clusters: { sim: adjust(cluster) } }));
   await waitFor("the simulator to start every task", () => {
     const state = sim.cluster.state();
     return state.leader !== null && state.tasks.length > 0 && state.tasks.every((t) => t.state === "RUNNING");
