@@ -37,7 +37,12 @@ export interface ServeRuntimeOptions {
   readonly runnerClock?: Clock;
   /** Environment for executor and Connect secrets. */
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly notifier?: { postIntervalMs?: number; minUpdateIntervalMs?: number; baseBackoffMs?: number };
+  readonly notifier?: {
+    postIntervalMs?: number;
+    minUpdateIntervalMs?: number;
+    updateSpacingMs?: number;
+    baseBackoffMs?: number;
+  };
   readonly approvalPollMs?: number;
   /** How often orphaned rollouts are looked for. Default 15 s. */
   readonly orphanSweepMs?: number;

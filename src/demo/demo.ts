@@ -117,7 +117,7 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
       wallClock: systemClock,
       runnerClock: simRunnerClock(sim),
       env: {},
-      notifier: { postIntervalMs: 150, minUpdateIntervalMs: 400, baseBackoffMs: 200 },
+      notifier: { postIntervalMs: 150, minUpdateIntervalMs: 400, updateSpacingMs: 100, baseBackoffMs: 200 },
       approvalPollMs: 200,
       orphanSweepMs: 60_000,
     });

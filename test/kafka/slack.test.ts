@@ -78,7 +78,7 @@ describe("the Slack bot rolls a real cluster", () => {
       lockTtlMs: 30_000,
       wallClock: systemClock,
       env: {},
-      notifier: { postIntervalMs: 50, minUpdateIntervalMs: 200, baseBackoffMs: 50 },
+      notifier: { postIntervalMs: 50, minUpdateIntervalMs: 200, updateSpacingMs: 50, baseBackoffMs: 50 },
       approvalPollMs: 200,
       orphanSweepMs: 600_000,
     });

@@ -232,7 +232,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       wallClock: skewed(options.clockSkewMs?.[i] ?? 0),
       runnerClock: simRunnerClock(sim),
       env: {},
-      notifier: { postIntervalMs: 20, minUpdateIntervalMs: 50, baseBackoffMs: 50 },
+      notifier: { postIntervalMs: 20, minUpdateIntervalMs: 50, updateSpacingMs: 10, baseBackoffMs: 50 },
       approvalPollMs: 100,
       orphanSweepMs: options.orphanSweepMs ?? 60_000,
     });
