@@ -1,17 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { rolloutSettingsFor } from "../../src/composition/compose-cluster.js";
 import { parseConfigText } from "../../src/config/load-config.js";
+import { oneWorkerCluster } from "./one-worker-cluster.js";
 
-const cluster = (extra: string) => `
-clusters:
-  prod:
-    workers:
-      - name: w1
-        url: http://10.0.0.1:8083
-    executor:
-      kind: sim
-      controlUrl: http://127.0.0.1:7070
-${extra}`;
+const cluster = oneWorkerCluster;
 
 function settingsOf(extra: string) {
   const parsed = parseConfigText(cluster(extra));

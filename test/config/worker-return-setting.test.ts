@@ -5,19 +5,12 @@ import { beginRollout } from "../../src/core/rollout/decide.js";
 import type { RolloutState } from "../../src/core/rollout/rollout-state.js";
 import { NO_MEASUREMENTS, pendingStep } from "../../src/core/rollout/step-helpers.js";
 import { workerReturnTimeoutMs } from "../../src/core/rollout/worker-return.js";
+import { oneWorkerCluster } from "./one-worker-cluster.js";
 
-const cluster = (gate: string, restart = "") => `
-clusters:
-  prod:
-    workers:
-      - name: w1
-        url: http://10.0.0.1:8083
-    executor:
-      kind: sim
-      controlUrl: http://127.0.0.1:7070
-${restart}    gate:
+const cluster = (gate: string, restart = "") =>
+  oneWorkerCluster(`${restart}    gate:
       pollIntervalMs: 5000
-${gate}`;
+${gate}`);
 
 function prodOf(text: string) {
   const parsed = parseConfigText(text);
