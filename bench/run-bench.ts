@@ -3,6 +3,12 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { frontierData, writeFrontierChart } from "./chart/frontier-chart.js";
 import {
+  CHECKPOINT_SIZES,
+  type CheckpointFigures,
+  renderCheckpoint,
+  runCheckpointBench,
+} from "./checkpoint-bench.js";
+import {
   GATE_POLL_SIZES,
   type GatePollFigures,
   renderGatePoll,
@@ -123,6 +129,10 @@ async function main(): Promise<void> {
     polled.push(figures);
   }
   const [gatePoll, ...gatePollAtScale] = polled;
+  // A whole restart at 1,000 and 10,000 tasks, every checkpoint encoded as the Redis store writes it.
+  const checkpoint: CheckpointFigures[] = [];
+  for (const size of CHECKPOINT_SIZES) checkpoint.push(await runCheckpointBench(size));
+  console.log(`\n${renderCheckpoint(checkpoint)}`);
   const seconds = (performance.now() - started) / 1000;
   console.log(`\nbench finished in ${seconds.toFixed(1)} s (real time)`);
   if (args.json !== null) {
@@ -141,6 +151,7 @@ async function main(): Promise<void> {
       })),
       gatePoll,
       gatePollAtScale,
+      checkpoint,
     };
     writeFileSync(args.json, `${JSON.stringify(json, null, 2)}\n`);
     console.log(`figures written to ${args.json}`);

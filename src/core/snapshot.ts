@@ -90,6 +90,19 @@ export interface TaskSnapshot {
   readonly trace: string | null;
 }
 
+/** Length of a connector's config hash: 64 bits, enough to tell a changed config from an unchanged one. */
+export const CONFIG_HASH_HEX_DIGITS = 16;
+
+/**
+ * Whether two config hashes name the same config. A checkpoint written by a build that kept all 64 hex digits of the
+ * sha256 holds the longer form of the same prefix, so a hash of that length compares on the shorter one's digits.
+ */
+export function sameConfigHash(a: string, b: string): boolean {
+  if (a.length === b.length) return a === b;
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  return short.length === CONFIG_HASH_HEX_DIGITS && long.startsWith(short);
+}
+
 export interface ConnectorSnapshot {
   readonly name: string;
   readonly type: ConnectorType;

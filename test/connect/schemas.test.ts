@@ -1,8 +1,10 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, configHash } from "../../src/connect/config-hash.js";
 import { toConnectorSnapshot } from "../../src/connect/connector-snapshots.js";
 import { parseExpandedConnectors, parseHealth, parseServerInfo } from "../../src/connect/schemas.js";
 import { AppError, ErrorCode } from "../../src/core/errors.js";
+import { sameConfigHash } from "../../src/core/snapshot.js";
 import { expandedConnectors, serverInfo } from "./connect-fixtures.js";
 
 const URL = "http://10.0.0.5:8083/connectors?expand=status&expand=info";
@@ -47,7 +49,7 @@ describe("Connect REST schemas", () => {
       { id: 1, state: "RUNNING", workerId: "c:8083", trace: null },
     ]);
     expect(snaps[0]?.tasks[0]?.trace).toContain("ConnectException");
-    expect(sink?.configHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(sink?.configHash).toMatch(/^[0-9a-f]{16}$/);
   });
 
   it("maps unknown states to UNKNOWN and accepts STOPPED connectors and null worker ids", () => {
@@ -116,5 +118,14 @@ describe("configHash", () => {
     expect(configHash(a)).toBe(configHash(b));
     expect(configHash(a)).not.toBe(configHash({ ...a, "tasks.max": "3" }));
     expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[1,{"c":2,"d":1}]}');
+  });
+
+  it("compares with a checkpoint's full-length sha256 on its first 64 bits, and with nothing else by prefix", () => {
+    const config = { name: "x", topics: "orders" };
+    const full = createHash("sha256").update(canonicalJson(config), "utf8").digest("hex");
+    expect(sameConfigHash(configHash(config), full)).toBe(true);
+    expect(sameConfigHash(full, configHash(config))).toBe(true);
+    expect(sameConfigHash(configHash({ ...config, topics: "clicks" }), full)).toBe(false);
+    expect(sameConfigHash("abc", "abcdef")).toBe(false);
   });
 });

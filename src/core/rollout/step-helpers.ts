@@ -1,5 +1,5 @@
 import { resolveLeader } from "../plan/resolve-leader.js";
-import type { ClusterSnapshot } from "../snapshot.js";
+import { type ClusterSnapshot, sameConfigHash } from "../snapshot.js";
 import type { FreezeChange } from "./approval-types.js";
 import type { FreezeSnapshot, RolloutState, StepMeasurements, StepRecord } from "./rollout-state.js";
 import type { DisruptionDelta } from "./track-disruption.js";
@@ -71,7 +71,7 @@ export function freezeChanges(freeze: FreezeSnapshot, snapshot: ClusterSnapshot)
     if (!after) out.push({ kind: "deleted", connector });
     else if (after.taskCount !== before.taskCount)
       out.push({ kind: "task-count", connector, before: before.taskCount, after: after.taskCount });
-    else if (after.configHash !== before.configHash) out.push({ kind: "config", connector });
+    else if (!sameConfigHash(after.configHash, before.configHash)) out.push({ kind: "config", connector });
   }
   for (const connector of Object.keys(now))
     if (!(connector in freeze)) out.push({ kind: "created", connector });
