@@ -4,6 +4,9 @@ import type { Scenario, ScenarioId } from "./scenarios.js";
 export type StrategyId =
   | "connect-roll"
   | "connect-roll-window"
+  | "connect-roll-rotate"
+  | "leader-rotation"
+  | "leader-rotation-pipelined"
   | "strimzi"
   | "statefulset-tasks-ready"
   | "deployment"

@@ -17,6 +17,9 @@ import { STRIMZI_NOTE } from "./strategies/strimzi.js";
 export const STRATEGY_LABELS: Readonly<Record<StrategyId, string>> = {
   "connect-roll": "connect-roll (safe)",
   "connect-roll-window": "connect-roll (window)",
+  "connect-roll-rotate": "connect-roll (rotate)",
+  "leader-rotation": "leader rotation",
+  "leader-rotation-pipelined": "leader rotation (pipelined)",
   strimzi: "Strimzi roller †",
   "statefulset-tasks-ready": "StatefulSet, tasks ready",
   deployment: "Deployment 25%/25% *",

@@ -77,6 +77,9 @@ export function paretoFrontier(points: readonly FrontierPoint[]): FrontierPoint[
 const STRATEGY_COLORS: Readonly<Record<StrategyId, string>> = {
   "connect-roll": OKABE_ITO.blue,
   "connect-roll-window": OKABE_ITO.bluishGreen,
+  "connect-roll-rotate": CHART_COLORS.settlingBorder,
+  "leader-rotation": OKABE_ITO.yellow,
+  "leader-rotation-pipelined": CHART_COLORS.stepStart,
   deployment: OKABE_ITO.orange,
   strimzi: OKABE_ITO.skyBlue,
   "statefulset-tasks-ready": OKABE_ITO.reddishPurple,

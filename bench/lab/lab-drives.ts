@@ -11,6 +11,7 @@ import type { RunningLab } from "../../src/lab/start-lab.js";
 import type { SimState } from "../../src/sim/sim-types.js";
 import type { StrategyId } from "../run-types.js";
 import { maxUnavailable, replacementOrder } from "../strategies/deployment.js";
+import { nextRotationMove, type RotationMode } from "../strategies/leader-rotation.js";
 
 /** What a drive needs to know of the run: the version to restart onto (null: restart in place), the delay. */
 export interface DriveShape {
@@ -97,10 +98,44 @@ async function connectRollOnLab(lab: RunningLab, shape: DriveShape, pace: Rollou
   if (code !== 0) throw new Error(`connect-roll run exited ${code}`);
 }
 
+/** Leader rotation on the lab: the simulator's strategy (bench/strategies/leader-rotation.ts), read at 4 Hz. */
+async function leaderRotationOnLab(lab: RunningLab, shape: DriveShape, mode: RotationMode): Promise<void> {
+  const left = names(lab);
+  const inFlight = new Map<string, Promise<void>>();
+  const failures: unknown[] = [];
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (left.length > 0) {
+    if (failures.length > 0) throw failures[0];
+    if (Date.now() > deadline)
+      throw new Error(`leader-rotation: not done within ${READY_TIMEOUT_MS / 1000} s`);
+    const move = nextRotationMove(await labState(lab), left, [...inFlight.keys()], mode);
+    if (move.kind === "wait") {
+      await pause(250);
+      continue;
+    }
+    process.stderr.write(
+      `  ${new Date().toISOString()} ${move.kind} ${move.worker} in flight ${[...inFlight.keys()].join(",")}\n`,
+    );
+    left.splice(left.indexOf(move.worker), 1);
+    const done = restartUntilReady(lab, move.worker, shape).then(
+      () => void inFlight.delete(move.worker),
+      (err: unknown) => void failures.push(err),
+    );
+    inFlight.set(move.worker, done);
+    // The lab's state names the leader from the join lines: wait until the stop is under way before reading it.
+    await waitFor(`${move.worker} stopping`, async () => !(await healthy(urlOf(lab, move.worker))));
+  }
+  await Promise.all(inFlight.values());
+  if (failures.length > 0) throw failures[0];
+}
+
 /** Each strategy in real time on a lab, with the readiness it would use in production. */
 export const LAB_DRIVES: Readonly<Record<StrategyId, Drive>> = {
   "connect-roll": (lab, shape) => connectRollOnLab(lab, shape, "safe"),
   "connect-roll-window": (lab, shape) => connectRollOnLab(lab, shape, "window"),
+  "connect-roll-rotate": (lab, shape) => connectRollOnLab(lab, shape, "rotate"),
+  "leader-rotation": (lab, shape) => leaderRotationOnLab(lab, shape, "serial"),
+  "leader-rotation-pipelined": (lab, shape) => leaderRotationOnLab(lab, shape, "pipelined"),
   // Pods in name order, the next once /health answers.
   strimzi: async (lab, shape) => {
     for (const name of [...names(lab)].sort((a, b) => ordinal(a) - ordinal(b)))

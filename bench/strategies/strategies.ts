@@ -1,7 +1,8 @@
 import type { Strategy } from "../run-types.js";
 import { allAtOnce } from "./all-at-once.js";
-import { connectRoll, connectRollWindow } from "./connect-roll.js";
+import { connectRoll, connectRollRotate, connectRollWindow } from "./connect-roll.js";
 import { deployment } from "./deployment.js";
+import { leaderRotation, leaderRotationPipelined } from "./leader-rotation.js";
 import { statefulSetTasksReady } from "./statefulset-tasks-ready.js";
 import { strimzi } from "./strimzi.js";
 
@@ -9,6 +10,9 @@ import { strimzi } from "./strimzi.js";
 export const STRATEGIES: readonly Strategy[] = [
   connectRoll,
   connectRollWindow,
+  connectRollRotate,
+  leaderRotation,
+  leaderRotationPipelined,
   strimzi,
   statefulSetTasksReady,
   deployment,
