@@ -30,7 +30,7 @@ export function runConnectRoll(scenario: Scenario, seed: number, pace: RolloutPa
 }
 
 function idOf(pace: RolloutPace): StrategyId {
-  return pace === "safe" ? "connect-roll" : "connect-roll-window";
+  return pace === "safe" ? "connect-roll" : pace === "window" ? "connect-roll-window" : "connect-roll-rotate";
 }
 
 /** One connect-roll rollout with the given runner (the real one, or a stand-in in tests). */
@@ -101,4 +101,10 @@ export const connectRollWindow: Strategy = {
   id: "connect-roll-window",
   label: "connect-roll (window)",
   run: (scenario, seed) => runConnectRoll(scenario, seed, "window"),
+};
+
+export const connectRollRotate: Strategy = {
+  id: "connect-roll-rotate",
+  label: "connect-roll (rotate)",
+  run: (scenario, seed) => runConnectRoll(scenario, seed, "rotate"),
 };

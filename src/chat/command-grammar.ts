@@ -2,7 +2,7 @@
  * The grammar of `/connect-roll …`. `parseCommand` returns a value, never throws: either the command or an
  * error with a message that says what was wrong and a hint that shows the right form.
  *
- *   /connect-roll <cluster> <version|restart> [--pace safe|window]   start a rollout
+ *   /connect-roll <cluster> <version|restart> [--pace safe|window|rotate]   start a rollout
  *   /connect-roll <cluster> restart --since TIME                     a plain restart that counts workers started at or
  *                                                                    after TIME (ISO-8601 UTC or epoch ms) as done
  *   /connect-roll rollout <cluster> <version|restart> [--pace …]     the same, spelled out
@@ -14,7 +14,7 @@
  *
  * The subcommand words are reserved: a cluster cannot be named `plan`, `status`, … (use `rollout plan v1`).
  */
-import type { RolloutPace } from "../core/plan/plan-types.js";
+import { isRolloutPace, type RolloutPace } from "../core/plan/plan-types.js";
 
 export const CLUSTER_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 export const VERSION_PATTERN = /^v?[0-9]+\.[0-9]+(\.[0-9]+)?([-.][0-9A-Za-z]{1,32})?$/;
@@ -48,7 +48,7 @@ const SEPARATOR = /[ \t\r\n]+/;
 
 export function usageLines(commandName = "/connect-roll"): string[] {
   return [
-    `${commandName} <cluster> <version|restart> [--pace safe|window]`,
+    `${commandName} <cluster> <version|restart> [--pace safe|window|rotate]`,
     `${commandName} <cluster> restart --since TIME`,
     `${commandName} plan <cluster> <version|restart>`,
     `${commandName} status [cluster]`,
@@ -127,7 +127,7 @@ function parseRollout(sub: "rollout" | "plan", words: string[], name: string): P
   const hint =
     sub === "plan"
       ? `${name} plan <cluster> <version|restart>, e.g. ${name} plan prod-cluster v3.7`
-      : `${name} <cluster> <version|restart> [--pace safe|window], e.g. ${name} prod-cluster v3.7`;
+      : `${name} <cluster> <version|restart> [--pace safe|window|rotate], e.g. ${name} prod-cluster v3.7`;
   const positional: string[] = [];
   let pace: RolloutPace | undefined;
   let since: number | undefined;
@@ -160,10 +160,10 @@ function parseRollout(sub: "rollout" | "plan", words: string[], name: string): P
       since = ms;
       continue;
     }
-    if (value === undefined) return fail("--pace needs a value: safe or window", hint);
+    if (value === undefined) return fail("--pace needs a value: safe, window or rotate", hint);
     const lowered = value.toLowerCase();
-    if (lowered !== "safe" && lowered !== "window") {
-      return fail(`--pace must be 'safe' or 'window', got ${quote(value)}`, hint);
+    if (!isRolloutPace(lowered)) {
+      return fail(`--pace must be 'safe', 'window' or 'rotate', got ${quote(value)}`, hint);
     }
     pace = lowered;
   }

@@ -55,7 +55,7 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
     case "step-skipped":
       return `step ${event.step}: ${event.worker} skipped: ${skipReasonText(event.reason)}`;
     case "step-reordered":
-      return `step ${event.step}: ${event.worker} moved to the end: ${reorderReasonText(event.reason)}`;
+      return `step ${event.step}: ${event.worker} moved ${event.reason.kind === "leader-first" ? "forward" : "to the end"}: ${reorderReasonText(event.reason)}`;
     case "approval-requested":
       return `approval needed (${event.approval.kind}): ${approvalPrompt(event.approval)}${approvalDetails(
         event.approval,

@@ -1,4 +1,4 @@
-import type { RolloutPace } from "../core/plan/plan-types.js";
+import { isRolloutPace, type RolloutPace } from "../core/plan/plan-types.js";
 import { type ChartTarget, parseChartFlag } from "./chart-file.js";
 import { type ApprovePolicy, parseApproveFlag } from "./cli-approvals.js";
 import { parseDurationFlag } from "./duration-flag.js";
@@ -34,8 +34,8 @@ export function parseRunFlags(
     policy = { kind: "some", kinds: parsed.kinds, notBack: parsed.notBack };
   }
   const pace = values.pace;
-  if (pace !== undefined && pace !== "safe" && pace !== "window")
-    return { kind: "usage", message: "--pace must be safe or window" };
+  if (pace !== undefined && !isRolloutPace(pace))
+    return { kind: "usage", message: "--pace must be safe, window or rotate" };
   const since = values.since === undefined ? undefined : parseSince(String(values.since));
   if (since === null) return { kind: "usage", message: "--since must be an ISO-8601 time or epoch ms" };
   const chart = parseChartFlag(values.chart);

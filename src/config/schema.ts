@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ROLLOUT_PACES } from "../core/plan/plan-types.js";
 import { durationMs, envName, httpUrl, name } from "../restart/config-fields.js";
 import { executorSchema } from "../restart/executors.js";
 import { parseRedisUrl } from "./redis-url.js";
@@ -136,7 +137,7 @@ export const clusterSchema = z.strictObject({
   gate: gateSchema.prefault({}),
   pace: z
     .strictObject({
-      mode: z.enum(["safe", "window"]).default("safe"),
+      mode: z.enum(ROLLOUT_PACES).default("safe"),
       /** Optional safety cap on the share of tasks held at once; unset, only the deadline bounds a window. */
       windowMaxHeldShare: z.number().gt(0).max(1).optional(),
       windowMarginFloorMs: durationMs

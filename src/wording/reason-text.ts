@@ -108,11 +108,13 @@ export function skipReasonText(reason: SkipReason): string {
   }
 }
 
-/** Why a step moved to the end of the order. */
+/** Why a step moved to the end of the order, or forward to now. */
 export function reorderReasonText(reason: ReorderReason): string {
   switch (reason.kind) {
     case "leader-now":
       return "it is the group leader now; the leader is restarted last";
+    case "leader-first":
+      return "it is the group leader now; pace rotate restarts the leader next, and a new leader hands its tasks out at once";
   }
 }
 

@@ -1,6 +1,7 @@
 import { pino } from "pino";
 import { rolloutSettingsFor } from "../../src/composition/compose-cluster.js";
 import { configSchema } from "../../src/config/schema.js";
+import type { RolloutPace } from "../../src/core/plan/plan-types.js";
 import { createMemoryJobStore } from "../../src/jobs/memory/memory-job-store.js";
 import type { JobRecord } from "../../src/jobs/store/job-record.js";
 import type { Authorizer } from "../../src/usecases/access.js";
@@ -44,7 +45,7 @@ export function deps(now: number) {
     authorizer,
     now: () => now,
     logger,
-    settingsFor: (cluster: (typeof config.clusters)[string], pace?: "safe" | "window") =>
+    settingsFor: (cluster: (typeof config.clusters)[string], pace?: RolloutPace) =>
       rolloutSettingsFor(cluster, pace === undefined ? {} : { pace }),
   };
 }

@@ -91,6 +91,10 @@ const SKIP: readonly (readonly [SkipReason, string])[] = [
 
 const REORDER: readonly (readonly [ReorderReason, string])[] = [
   [{ kind: "leader-now" }, "it is the group leader now; the leader is restarted last"],
+  [
+    { kind: "leader-first" },
+    "it is the group leader now; pace rotate restarts the leader next, and a new leader hands its tasks out at once",
+  ],
 ];
 
 const NOTES: readonly (readonly [StepNote, string])[] = [
@@ -134,7 +138,7 @@ describe("reason text: facts → the words people read", () => {
     );
     expect(kindsOf(UNSETTLED)).toEqual(["no-connectors-unconfirmed", "not-started", "rebalancing"]);
     expect(kindsOf(SKIP)).toEqual(["on-target", "restarted-since-start"]);
-    expect(kindsOf(REORDER)).toEqual(["leader-now"]);
+    expect(kindsOf(REORDER)).toEqual(["leader-first", "leader-now"]);
     expect(kindsOf(NOTES)).toEqual(
       [
         "on-target",

@@ -3,7 +3,7 @@ import { escapeMrkdwn } from "./limits.js";
 
 const COMMANDS: readonly (readonly [string, string])[] = [
   [
-    "<cluster> <version|restart> [--pace safe|window]",
+    "<cluster> <version|restart> [--pace safe|window|rotate]",
     "roll every worker to a version (e.g. `v3.7`), or restart them all",
   ],
   [

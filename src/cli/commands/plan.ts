@@ -1,6 +1,7 @@
 import { rolloutSettingsFor } from "../../composition/compose-cluster.js";
 import { previewPlan } from "../../composition/preview-plan.js";
 import { toPlanJson } from "../../core/plan/plan-json.js";
+import { isRolloutPace } from "../../core/plan/plan-types.js";
 import { renderPlanText } from "../../core/plan/render-plan-text.js";
 import { loadClusterContext, preflightContext } from "../cluster-context.js";
 import { type CliCommand, ExitCode } from "../command.js";
@@ -11,7 +12,7 @@ import { planNotes } from "../plan-notes.js";
 export const planCommand: CliCommand = {
   name: "plan",
   summary: "dry run: order, leader, protocol per step, eager windows, predicted disruption, findings",
-  help: `Usage: connect-roll plan [--config FILE] CLUSTER VERSION [--json] [--pace safe|window]
+  help: `Usage: connect-roll plan [--config FILE] CLUSTER VERSION [--json] [--pace safe|window|rotate]
 
 Reads the cluster once (REST and metrics) and prints the rollout plan without restarting anything:
 the order with a reason per step (followers first, the group leader last), the protocol the group negotiates
@@ -23,7 +24,7 @@ VERSION is a version (3.7, v3.7.1) mapped through the cluster's \`versions\` set
 Options:
   --config FILE      configuration file (default: connect-roll.yml)
   --json             one JSON object (stable fields: cluster, target, steps, eagerWindows, findings)
-  --pace safe|window override the cluster's pace
+  --pace PACE        safe, window or rotate: override the cluster's pace
   -h, --help         show this help`,
   options: {
     config: { type: "string", default: "connect-roll.yml" },
@@ -34,8 +35,8 @@ Options:
   async run(values, positionals, io) {
     const [clusterName = "", argument = ""] = positionals;
     const pace = values.pace;
-    if (pace !== undefined && pace !== "safe" && pace !== "window") {
-      io.stderr.write(`connect-roll plan: --pace must be safe or window, got "${String(pace)}"\n`);
+    if (pace !== undefined && !isRolloutPace(pace)) {
+      io.stderr.write(`connect-roll plan: --pace must be safe, window or rotate, got "${String(pace)}"\n`);
       return ExitCode.Usage;
     }
     const ctx = await loadClusterContext(String(values.config), clusterName, argument, io.env);

@@ -24,7 +24,7 @@ import { resumeCommand } from "../run-summary.js";
 export const runCommand: CliCommand = {
   name: "run",
   summary: "run a rollout from a terminal or a pipeline (same engine as the bot)",
-  help: `Usage: connect-roll run [--config FILE] CLUSTER VERSION [--yes | --approve=KINDS] [--json] [--pace safe|window]
+  help: `Usage: connect-roll run [--config FILE] CLUSTER VERSION [--yes | --approve=KINDS] [--json] [--pace safe|window|rotate]
        [--chart FILE.svg|FILE.png] [--timeout D]
 
 Runs the rollout: one worker at a time, followers first and the group leader last, each step followed by the
@@ -59,7 +59,7 @@ Options:
   --yes              approve every prompt but a second restart's
   --approve KINDS    approve only these prompt kinds (comma-separated)
   --json             one JSON object per event on stdout, then {"kind":"summary",…}
-  --pace safe|window override the cluster's pace
+  --pace PACE        safe, window or rotate: override the cluster's pace
   --chart FILE       write the rollout's timeline chart (lanes per worker, windows, deadlines, approvals, share
                      of tasks down) to FILE when the run ends or is interrupted; .svg or .png
   --timeout D        stop at the next safe point once D has passed (30m, 2h, 1h30m); exit 3

@@ -41,7 +41,7 @@ export function planRollout(
 ): Plan {
   const p = resolvePlanPolicy(policy);
   const leader = resolveLeader(snapshot);
-  const order = orderWorkers(snapshot, target, leader);
+  const order = orderWorkers(snapshot, target, leader, p.pace === "rotate");
   const settingOf = (name: string): ConnectProtocolSetting =>
     Object.hasOwn(p.connectProtocolByWorker, name)
       ? (p.connectProtocolByWorker[name] ?? null)

@@ -15,7 +15,17 @@ export interface RolloutTarget {
   readonly since?: number;
 }
 
-export type RolloutPace = "safe" | "window";
+/**
+ * `safe`: one worker at a time, followers first, the leader last. `window`: followers restarted back to back inside
+ * one scheduled-delay window. `rotate`: each step restarts the worker that leads at that moment, so that a new leader,
+ * which remembers no assignment, hands its tasks out at once instead of holding them for the delay.
+ */
+export const ROLLOUT_PACES = ["safe", "window", "rotate"] as const;
+export type RolloutPace = (typeof ROLLOUT_PACES)[number];
+
+export function isRolloutPace(value: unknown): value is RolloutPace {
+  return typeof value === "string" && (ROLLOUT_PACES as readonly string[]).includes(value);
+}
 
 /** What the planner needs from the configuration. Missing optional values take the defaults in `resolvePlanPolicy`. */
 export interface PlanPolicy {

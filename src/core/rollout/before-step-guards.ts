@@ -5,7 +5,15 @@ import { leaderNotAnswering } from "./exactly-once-leader.js";
 import { done, type PhaseResult, reenter } from "./phase-result.js";
 import type { SkipReason } from "./rollout-reasons.js";
 import type { RolloutState, StepRecord } from "./rollout-state.js";
-import { freezeChanges, freezeOf, keepLeaderLast, startedSince, stepAt, updateStep } from "./step-helpers.js";
+import {
+  bringLeaderForward,
+  freezeChanges,
+  freezeOf,
+  keepLeaderLast,
+  startedSince,
+  stepAt,
+  updateStep,
+} from "./step-helpers.js";
 import { ask, emit, finish, isGranted, pauseAt, restartedSince, targetVersionFor } from "./transitions.js";
 import { eagerWindowStart } from "./windows.js";
 
@@ -156,8 +164,12 @@ export function skipWorkerOnTarget(b: BeforeStep, step: StepRecord): GuardOutcom
   );
 }
 
-/** The group leader is restarted last: a step whose worker leads now moves to the end, and the new step is checked. */
+/**
+ * The group leader is restarted last: a step whose worker leads now moves to the end, and the new step is checked.
+ * Pace `rotate` turns it round: the worker that leads now, if still to restart, is brought forward to this step.
+ */
 export function restartLeaderLast(b: BeforeStep, step: StepRecord): GuardOutcome {
+  if (b.state.settings.planPolicy.pace === "rotate") return restartLeaderNow(b);
   const reordered = keepLeaderLast(b.state, b.stepNo, b.snapshot);
   if (!reordered) return pass(b.state);
   return stop(
@@ -167,6 +179,22 @@ export function restartLeaderLast(b: BeforeStep, step: StepRecord): GuardOutcome
         step: reordered.steps.length,
         worker: step.worker,
         reason: { kind: "leader-now" },
+      }),
+    ]),
+  );
+}
+
+function restartLeaderNow(b: BeforeStep): GuardOutcome {
+  const reordered = bringLeaderForward(b.state, b.stepNo, b.snapshot);
+  const leading = reordered === null ? undefined : stepAt(reordered, b.stepNo);
+  if (!reordered || !leading) return pass(b.state);
+  return stop(
+    reenter({ kind: "before-step" }, reordered, [
+      emit({
+        kind: "step-reordered",
+        step: b.stepNo,
+        worker: leading.worker,
+        reason: { kind: "leader-first" },
       }),
     ]),
   );

@@ -81,8 +81,8 @@ export type SkipReason =
   /** Restarted, not back after `waitedMs`; `by` chose to continue without it (`continue-without`). */
   | { readonly kind: "not-back"; readonly by: string; readonly waitedMs: number };
 
-/** Why a step moved to the end of the order. */
-export type ReorderReason = { readonly kind: "leader-now" };
+/** Why a step moved: to the end (the leader last), or to now (pace `rotate`: the leader first). */
+export type ReorderReason = { readonly kind: "leader-now" } | { readonly kind: "leader-first" };
 
 /** A step's note: why it was skipped, continued or failed, or how its window went. */
 export type StepNote =

@@ -106,6 +106,34 @@ export function keepLeaderLast(
   };
 }
 
+/**
+ * Brings the group leader forward (pace `rotate`): when the current leader is a pending worker of a later step, its
+ * step becomes `step` and the steps in between follow it in their order. Returns null when nothing moves.
+ */
+export function bringLeaderForward(
+  state: RolloutState,
+  step: number,
+  snapshot: ClusterSnapshot,
+): RolloutState | null {
+  const leader = resolveLeader(snapshot);
+  if (leader.kind !== "known") return null;
+  const current = stepAt(state, step);
+  if (!current || current.worker === leader.worker) return null;
+  const leading = state.steps.find(
+    (s) => s.step > step && s.status === "pending" && s.worker === leader.worker,
+  );
+  if (!leading) return null;
+  const reordered = [
+    ...state.steps.filter((s) => s.step < step),
+    leading,
+    ...state.steps.filter((s) => s.step >= step && s !== leading),
+  ];
+  return {
+    ...state,
+    steps: reordered.map((s, i) => ({ ...s, step: i + 1, isLeader: s.worker === leader.worker })),
+  };
+}
+
 /** True when the worker's process (app-info `start-time-ms`) started at or after `at`; false when unknown. */
 export function startedSince(
   worker: ClusterSnapshot["workers"][number] | undefined,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { summarizeRollout } from "../../../src/core/rollout/summarize.js";
 import { startDriver } from "./rollout-driver.js";
-import { cluster, RESTART } from "./rollout-fixtures.js";
+import { cluster, down, RESTART, SETTINGS, TO } from "./rollout-fixtures.js";
 import { rollFollower } from "./rollout-scripts.js";
 
 describe("decide: the leader moves mid-rollout", () => {
@@ -101,5 +101,48 @@ describe("decide: planning", () => {
       reason: { kind: "connectors-unreadable", cluster: "prod", error: "timeout" },
     });
     expect(d.restarts).toEqual([]);
+  });
+});
+
+describe("decide: pace rotate", () => {
+  const rotate = { settings: { planPolicy: { ...SETTINGS.planPolicy, pace: "rotate" as const } } };
+
+  it("plans the leader first, then brings the worker that leads by then forward", () => {
+    const d = startDriver(rotate);
+    expect(d.read(0, cluster()).state.steps.map((s) => [s.worker, s.isLeader])).toEqual([
+      ["worker-3", true],
+      ["worker-1", false],
+      ["worker-2", false],
+    ]);
+    // worker-3's stop makes worker-2 the leader; the new leader hands worker-3's tasks out at once.
+    const led = () => cluster().leader("worker-2");
+    const settled = () => led().withWorker("worker-3", (w) => w.version(TO));
+    d.accepted(1_000).read(10_000, down(led(), "worker-3")).read(40_000, settled()).read(50_000, settled());
+    d.read(60_000, settled());
+    expect(d.eventsOf("step-reordered")).toEqual([
+      { kind: "step-reordered", step: 2, worker: "worker-2", reason: { kind: "leader-first" } },
+    ]);
+    expect(d.restarts.map((r) => [r.step, r.worker])).toEqual([
+      [1, "worker-3"],
+      [2, "worker-2"],
+    ]);
+    expect(d.state.steps.map((s) => [s.step, s.worker, s.isLeader])).toEqual([
+      [1, "worker-3", false],
+      [2, "worker-2", true],
+      [3, "worker-1", false],
+    ]);
+  });
+
+  it("a restarted worker leading: the next follower goes in its order, nothing moves", () => {
+    const d = startDriver(rotate);
+    d.read(0, cluster());
+    const led = () =>
+      cluster()
+        .leader("worker-3")
+        .withWorker("worker-3", (w) => w.version(TO));
+    d.accepted(1_000).read(10_000, down(cluster().leader("worker-3"), "worker-3"));
+    d.read(40_000, led()).read(50_000, led()).read(60_000, led());
+    expect(d.eventsOf("step-reordered")).toEqual([]);
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-3", "worker-1"]);
   });
 });
