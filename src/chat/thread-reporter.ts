@@ -53,13 +53,129 @@ export interface ThreadReporterOptions {
 
 /**
  * The messages a reporter records and adopts (notes are numbered per run, so they are never adopted). The final
- * report's ts in the record says it was posted: a finished job whose record has none still owes its thread a report.
+ * report's ts in the record (in its thread, or in the channel when the thread refused it) says it was posted: a
+ * finished job whose record has neither still owes its thread a report (chat/owed-reports.ts posts it).
  */
 function isDurableKey(jobId: string, key: string): boolean {
   return (
     key.startsWith(`${jobId}:step:`) ||
     key.startsWith(`${jobId}:approval:`) ||
-    key === threadKeys.report(jobId)
+    key === threadKeys.report(jobId) ||
+    key === threadKeys.reportInChannel(jobId)
+  );
+}
+
+/** Whether a job's recorded messages (the job record's `messages`) include its final report, in its thread or not. */
+export function hasFinalReport(
+  jobId: string,
+  messages: Readonly<Record<string, string>> | undefined,
+): boolean {
+  return (
+    messages?.[threadKeys.report(jobId)] !== undefined ||
+    messages?.[threadKeys.reportInChannel(jobId)] !== undefined
+  );
+}
+
+export interface FinalReportPost {
+  readonly notifier: Notifier;
+  readonly jobId: string;
+  readonly channel: string;
+  /** The thread's parent ts; null: the parent is known to the notifier by its key only (`threadKeys.parent`). */
+  readonly parentTs: string | null;
+  /** The finished rollout. */
+  readonly state: RolloutState;
+  /** The runner's clock at the time of posting (durations in the report). */
+  readonly now: number;
+  readonly log: Logger;
+  /** Key of a note in the thread (said when the chart cannot be posted). */
+  readonly noteKey: () => string;
+  /** Records the report's ts once posted, under the key it was posted with; must not throw. */
+  readonly remember?: (key: string, ts: string) => void;
+  /** Shares the timeline chart in the thread after the report; without it, no chart. */
+  readonly chart?: ChartPoster;
+}
+
+/** Where a final report went: its key and ts, or why it could not be posted anywhere. */
+export type FinalReportOutcome =
+  | { readonly kind: "in-thread" | "in-channel"; readonly key: string; readonly ts: string }
+  | { readonly kind: "not-posted"; readonly err: unknown };
+
+/**
+ * Posts a finished rollout's final report as a reply broadcast to the channel, then its chart under it; a report the
+ * thread does not take (the thread is gone, or its parent was never known here) goes to the channel on its own,
+ * saying so: a rollout's ending is never dropped. The reporter calls it on `rollout-finished`; a replica's sweep calls
+ * it for a finished job whose report was never posted (its replica died first). Resolves once the report and the
+ * chart are settled; never rejects.
+ */
+export async function postFinalReport(o: FinalReportPost): Promise<FinalReportOutcome> {
+  const { notifier, jobId, channel, parentTs } = o;
+  try {
+    const message = renderFinalReport(o.state, o.now);
+    const key = threadKeys.report(jobId);
+    const report = notifier.post(channel, message, {
+      key,
+      ...(parentTs === null ? { threadKey: threadKeys.parent(jobId) } : { threadTs: parentTs }),
+      replyBroadcast: true,
+    });
+    const chart = o.chart === undefined ? Promise.resolve() : postChart(o, o.chart, report);
+    const outcome = await report.ts.then(
+      (ts): FinalReportOutcome => ({ kind: "in-thread", key, ts }),
+      (err: unknown) => postReportInChannel(o, message, err),
+    );
+    if (outcome.kind !== "not-posted") o.remember?.(outcome.key, outcome.ts);
+    await chart;
+    return outcome;
+  } catch (err) {
+    o.log.error({ err }, "final report not posted: it could not be made");
+    return { kind: "not-posted", err };
+  }
+}
+
+/**
+ * The chart goes under the final report once both the thread and the report are posted; a chart that cannot be
+ * posted is said once in the thread, and the rollout is none the worse.
+ */
+async function postChart(o: FinalReportPost, chart: ChartPoster, report: PostHandle): Promise<void> {
+  const { notifier, channel, state } = o;
+  const parent =
+    o.parentTs === null ? notifier.handleOf(threadKeys.parent(o.jobId))?.ts : Promise.resolve(o.parentTs);
+  if (parent === undefined) return;
+  try {
+    const [threadTs] = await Promise.all([parent, report.ts]);
+    const result = await chart.post({ channel, threadTs, state, now: o.now });
+    if (result.kind === "posted") return;
+    // By the thread's ts, not its key: a finished job's keys are forgotten once its last messages are out.
+    notifier.post(
+      channel,
+      { text: `⚠️ The timeline chart could not be posted: ${escapeMrkdwn(result.why)}.` },
+      { key: o.noteKey(), threadTs },
+    );
+  } catch (err) {
+    o.log.warn({ err }, "no chart: the thread or its report was not posted");
+  }
+}
+
+/** The report its thread did not take, posted in the channel with a line saying why. */
+async function postReportInChannel(
+  o: FinalReportPost,
+  message: SlackMessage,
+  cause: unknown,
+): Promise<FinalReportOutcome> {
+  o.log.warn({ err: cause }, "final report not posted in its thread; posting it in the channel");
+  const why = "_This rollout's thread could not take its final report, so it is posted here._";
+  const note = { type: "context", elements: [{ type: "mrkdwn", text: why }] } as const;
+  const key = threadKeys.reportInChannel(o.jobId);
+  const handle = o.notifier.post(
+    o.channel,
+    { text: `${why}\n${message.text}`, blocks: [note, ...(message.blocks ?? [])].slice(0, MAX_BLOCKS) },
+    { key },
+  );
+  return handle.ts.then(
+    (ts): FinalReportOutcome => ({ kind: "in-channel", key, ts }),
+    (err: unknown) => {
+      o.log.error({ err }, "final report posted neither in its thread nor in the channel");
+      return { kind: "not-posted", err };
+    },
   );
 }
 
@@ -99,11 +215,10 @@ export function createThreadReporter(
     known.add(key);
   }
 
-  const reply = (key: string, message: SlackMessage, broadcast = false) => {
+  const reply = (key: string, message: SlackMessage) => {
     const handle = notifier.post(channel, message, {
       key,
       ...(parentTs === null ? { threadKey: parentKey } : { threadTs: parentTs }),
-      ...(broadcast ? { replyBroadcast: true } : {}),
     });
     if (options.remember !== undefined && isDurableKey(jobId, key) && !known.has(key)) {
       known.add(key);
@@ -113,7 +228,6 @@ export function createThreadReporter(
         () => undefined,
       );
     }
-    return handle;
   };
   const note = (text: string) => {
     notes += 1;
@@ -127,48 +241,6 @@ export function createThreadReporter(
     const key = threadKeys.step(jobId, stepNumber);
     reply(key, message);
     notifier.update(channel, key, message);
-  }
-
-  /**
-   * The chart goes under the final report once both the thread and the report are posted; a chart that cannot be
-   * posted is said once in the thread, and the rollout is none the worse.
-   */
-  function postChart(chart: ChartPoster, state: RolloutState, report: PostHandle): void {
-    const parent = parentTs === null ? notifier.handleOf(parentKey)?.ts : Promise.resolve(parentTs);
-    if (parent === undefined) return;
-    Promise.all([parent, report.ts])
-      .then(async ([threadTs]) => ({
-        threadTs,
-        result: await chart.post({ channel, threadTs, state, now: options.now() }),
-      }))
-      .then(
-        ({ threadTs, result }) => {
-          if (result.kind === "posted") return;
-          // By the thread's ts, not its key: a finished job's keys are forgotten once its last messages are out.
-          notes += 1;
-          notifier.post(
-            channel,
-            { text: `⚠️ The timeline chart could not be posted: ${escapeMrkdwn(result.why)}.` },
-            { key: threadKeys.note(jobId, run, notes), threadTs },
-          );
-        },
-        (err: unknown) => log.warn({ err }, "no chart: the thread or its report was not posted"),
-      );
-  }
-
-  /**
-   * A report the thread did not take (Slack refused the reply: the thread is gone, or its parent was never known
-   * here) goes to the channel on its own, saying so: a rollout's ending is never dropped.
-   */
-  function postReportInChannel(message: SlackMessage, err: unknown): void {
-    log.warn({ err }, "final report not posted in its thread; posting it in the channel");
-    const why = "_This rollout's thread could not take its final report, so it is posted here._";
-    const note = { type: "context", elements: [{ type: "mrkdwn", text: why }] } as const;
-    notifier.post(
-      channel,
-      { text: `${why}\n${message.text}`, blocks: [note, ...(message.blocks ?? [])].slice(0, MAX_BLOCKS) },
-      { key: threadKeys.reportInChannel(jobId) },
-    );
   }
 
   function handle(event: RolloutEvent, state: RolloutState): void {
@@ -219,13 +291,20 @@ export function createThreadReporter(
         }
         break;
       }
-      case "rollout-finished": {
-        const message = renderFinalReport(state, options.now());
-        const report = reply(threadKeys.report(jobId), message, true);
-        report.ts.catch((err: unknown) => postReportInChannel(message, err));
-        if (options.chart !== undefined) postChart(options.chart, state, report);
+      case "rollout-finished":
+        void postFinalReport({
+          notifier,
+          jobId,
+          channel,
+          parentTs,
+          state,
+          now: options.now(),
+          log,
+          noteKey: () => threadKeys.note(jobId, run, ++notes),
+          ...(options.remember === undefined ? {} : { remember: options.remember }),
+          ...(options.chart === undefined ? {} : { chart: options.chart }),
+        });
         break;
-      }
       case "store-unreachable":
         note(
           `⚠️ Paused: Redis unreachable since <!date^${Math.floor(event.since / 1000)}^{time_secs}|${new Date(event.since).toISOString()}>. No worker is restarted until it answers; retrying while the lock's lease lasts.`,

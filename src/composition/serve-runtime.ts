@@ -3,6 +3,7 @@ import { createSlackApp, type Readiness, type SlackApp, type SlackAppSettings } 
 import { createAuthorizer } from "../chat/authorize.js";
 import { createChartPoster } from "../chat/chart-poster.js";
 import type { Notifier } from "../chat/notifier.js";
+import { createOwedReports } from "../chat/owed-reports.js";
 import { createSlackApprovalSource } from "../chat/slack-approval-source.js";
 import type { SlackWebApi } from "../chat/slack-web-api.js";
 import { createThreadNotifier } from "../chat/thread-notifier.js";
@@ -44,8 +45,14 @@ export interface ServeRuntimeOptions {
     baseBackoffMs?: number;
   };
   readonly approvalPollMs?: number;
-  /** How often orphaned rollouts are looked for. Default 15 s. */
+  /** How often orphaned rollouts, and final reports no replica posted, are looked for. Default 15 s. */
   readonly orphanSweepMs?: number;
+  /**
+   * The final reports the sweep posts for finished jobs whose replica died before posting them: how long after the
+   * finish a report counts as owed (default 60 s, runner's clock), how old a job may be (default 24 h since it
+   * started) and how long a replica's claim on a report keeps the others off it (default 5 min).
+   */
+  readonly owedReports?: { graceMs?: number; maxAgeMs?: number; claimTtlMs?: number };
   readonly groupCacheTtlMs?: number;
 }
 
@@ -56,8 +63,18 @@ export interface ServeRuntime {
   readonly service: RolloutService;
   readonly notifier: Notifier;
   start(port: number): Promise<{ port: number }>;
+  /**
+   * What the periodic sweep does, now: takes over orphaned rollouts and claims and posts the final reports no replica
+   * posted. Resolves with the jobs taken over and those whose report this replica claimed (its post goes on after).
+   */
+  sweep(): Promise<SweepResult>;
   /** Graceful: stop taking commands, let runners checkpoint and release their locks, flush Slack, close the store. */
   stop(): Promise<void>;
+}
+
+export interface SweepResult {
+  readonly resumed: readonly string[];
+  readonly reports: readonly string[];
 }
 
 /** Wires the bot: store, rollout service (runner + thread reporter + Slack approvals), the use-cases' deps, Bolt app. */
@@ -184,15 +201,36 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
     onJobChannel: (jobId, channel) => jobChannels.set(jobId, channel),
   });
 
+  const owedReports = createOwedReports({
+    store: o.store,
+    notifier,
+    logger: o.logger,
+    replicaId: o.replicaId,
+    now: runnerClock.now,
+    graceMs: o.owedReports?.graceMs ?? 60_000,
+    maxAgeMs: o.owedReports?.maxAgeMs ?? 24 * 60 * 60_000,
+    claimTtlMs: o.owedReports?.claimTtlMs ?? 5 * 60_000,
+    chart,
+  });
+
   let sweeper: NodeJS.Timeout | undefined;
   let stopping: Promise<void> | undefined;
-  const sweep = async () => {
+  const sweep = async (): Promise<SweepResult> => {
+    let resumed: string[] = [];
+    let reports: string[] = [];
     try {
-      const taken = await service.resumeOrphans();
-      if (taken.length > 0) log.warn({ count: taken.length }, "orphaned rollouts resumed");
+      resumed = (await service.resumeOrphans()).map((t) => t.job.id);
+      if (resumed.length > 0) log.warn({ count: resumed.length }, "orphaned rollouts resumed");
     } catch (err) {
       log.error({ err }, "orphan sweep failed");
     }
+    try {
+      // Not while stopping: the notifier and the store are closing.
+      if (stopping === undefined) reports = await owedReports.sweep();
+    } catch (err) {
+      log.error({ err }, "owed final reports sweep failed");
+    }
+    return { resumed, reports };
   };
 
   return {
@@ -200,6 +238,7 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
     usecases,
     service,
     notifier,
+    sweep,
     async start(port) {
       const started = await slack.start(port);
       await sweep();

@@ -30,6 +30,8 @@ export interface MemoryJobData {
   jobs: Map<string, MemoryJob>;
   audit: Map<string, StoredAuditEntry[]>;
   history: Map<string, string[]>;
+  /** jobId → who claimed the posting of its final report, until when (`claimReport`) */
+  reportClaims: Map<string, { owner: string; expiresAt: number }>;
   /** jobId → wake-up listeners of decision waiters */
   waiters: Map<string, Set<(approvalId: string) => void>>;
   auditSeq: number;
@@ -42,6 +44,7 @@ export function createMemoryJobData(): MemoryJobData {
     jobs: new Map(),
     audit: new Map(),
     history: new Map(),
+    reportClaims: new Map(),
     waiters: new Map(),
     auditSeq: 0,
   };

@@ -12,7 +12,13 @@ import {
   toStoredFields,
   validateForWrite,
 } from "../store/job-record.js";
-import { type AcquireResult, checkLeaseMatches, type JobStore, type LockHolder } from "../store/job-store.js";
+import {
+  type AcquireResult,
+  checkLeaseMatches,
+  type JobStore,
+  type ListJobsOptions,
+  type LockHolder,
+} from "../store/job-store.js";
 import { runEveryStep } from "../store/run-every-step.js";
 import {
   createMemoryJobData,
@@ -89,12 +95,13 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
       : parseStored(`job:${jobId} decision:${approvalId}`, text, decisionRecordSchema);
   }
 
-  function listJobsSync(opts: { cluster?: string; unfinishedOnly?: boolean } = {}): JobRecord[] {
+  function listJobsSync(opts: ListJobsOptions = {}): JobRecord[] {
     const entries = [...data.jobs.entries()].sort((a, b) => a[1].createdAt - b[1].createdAt);
     const result: JobRecord[] = [];
     for (const [id, stored] of entries) {
       if (opts.unfinishedOnly === true && isFinished(stored.fields.status)) continue;
       if (opts.cluster !== undefined && stored.fields.cluster !== opts.cluster) continue;
+      if (opts.createdSince !== undefined && stored.createdAt < opts.createdSince) continue;
       result.push(loadJobSync(id));
     }
     return result;
@@ -233,6 +240,15 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
         thread: thread === undefined ? stored.slack?.thread : JSON.stringify(thread),
         messages: { ...stored.slack?.messages, ...messages },
       };
+    },
+
+    async claimReport(jobId, owner, ttlMs) {
+      job(jobId);
+      const at = now();
+      const claim = data.reportClaims.get(jobId);
+      if (claim !== undefined && claim.expiresAt > at) return false;
+      data.reportClaims.set(jobId, { owner, expiresAt: at + ttlMs });
+      return true;
     },
 
     async appendAudit(jobId, entry) {

@@ -44,7 +44,11 @@ export function createRedisJobReads(ctx: RedisStoreContext): JobReads {
     const jobs: JobRecord[] = [];
     for (const cluster of clusters) {
       const index = opts.unfinishedOnly === true ? keys.unfinishedJobs(cluster) : keys.allJobs(cluster);
-      const ids = await call("listJobs", index, () => redis.zrange(index, 0, -1));
+      const since = opts.createdSince;
+      // ZRANGE … BYSCORE (Redis ≥ 6.2) rather than ZRANGEBYSCORE: the one command the restricted ACL user is granted.
+      const ids = await call("listJobs", index, () =>
+        since === undefined ? redis.zrange(index, 0, -1) : redis.zrange(index, since, "+inf", "BYSCORE"),
+      );
       for (const id of ids) {
         try {
           ctx.rememberCluster(id, cluster);

@@ -203,6 +203,15 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
       );
     },
 
+    async claimReport(jobId, owner, ttlMs) {
+      const name = "claim-report-2";
+      const cluster = await ctx.clusterOf(jobId);
+      const keysOfClaim = [keys.job(cluster, jobId), keys.reportClaim(cluster, jobId)];
+      return (
+        replyNumber(await run(name, keysOfClaim, [owner, Math.max(1, Math.ceil(ttlMs)), jobId]), name) === 1
+      );
+    },
+
     appendAudit,
 
     async readAudit(jobId) {

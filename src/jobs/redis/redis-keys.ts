@@ -14,6 +14,8 @@
  * - `jobs:{<cluster>}:unfinished`     sorted set of the cluster's unfinished job ids by `createdAt`
  * - `audit:{<cluster>}:<jobId>`       stream of audit entries (capped)
  * - `history:{<cluster>}`             list of finished-rollout summaries, newest first (capped)
+ * - `report-claim:{<cluster>}:<id>`   string, the replica that claimed posting the job's final report (`SET NX PX`),
+ *                                     expires with the claim
  * The global indexes, each a single key (one slot), written before the job's own keys and never in a script:
  * - `clusters`                        set of connect-roll cluster names that have jobs
  * - `job-cluster`                     hash job id → cluster name (a job id alone finds its keys)
@@ -31,6 +33,7 @@ export interface RedisKeys {
   unfinishedJobs(cluster: string): string;
   audit(cluster: string, jobId: string): string;
   history(cluster: string): string;
+  reportClaim(cluster: string, jobId: string): string;
   clusters(): string;
   jobCluster(): string;
   decisionChannel(jobId: string): string;
@@ -50,6 +53,7 @@ export function createRedisKeys(prefix: string): RedisKeys {
     unfinishedJobs: (cluster) => `${prefix}jobs:${tag(cluster)}:unfinished`,
     audit: (cluster, jobId) => `${prefix}audit:${tag(cluster)}:${jobId}`,
     history: (cluster) => `${prefix}history:${tag(cluster)}`,
+    reportClaim: (cluster, jobId) => `${prefix}report-claim:${tag(cluster)}:${jobId}`,
     clusters: () => `${prefix}clusters`,
     jobCluster: () => `${prefix}job-cluster`,
     decisionChannel: (jobId) => `${prefix}decision:${jobId}`,

@@ -16,6 +16,7 @@ const SCRIPT_NAMES = [
   "take-over-5",
   "push-history-1",
   "record-slack-messages-1",
+  "claim-report-2",
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

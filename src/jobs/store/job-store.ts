@@ -52,6 +52,11 @@ export interface ListJobsOptions {
   cluster?: string;
   /** Only pending, running, paused and awaiting-approval jobs. */
   unfinishedOnly?: boolean;
+  /**
+   * Only jobs created at or after this time (epoch ms, compared with the records' `createdAt`): read from the index
+   * ordered by it, so a store full of old jobs is not loaded to find the recent ones.
+   */
+  createdSince?: number;
 }
 
 export interface WaitForDecisionOptions {
@@ -132,6 +137,14 @@ export interface JobStore {
     jobId: string,
     input: { thread?: SlackThread; messages?: Readonly<Record<string, string>> },
   ): Promise<void>;
+  /**
+   * Claims the posting of a finished job's final report for `owner`, atomically: true for the first claimer, false
+   * while a claim is alive (anyone's, the same owner's included). The claim lapses `ttlMs` after it was taken (the
+   * store's clock), so a claimer that died or could not post leaves the report to a later claimer. It says nothing
+   * of whether the report was posted: the ts recorded in `messages` does.
+   * @throws AppError `job/not-found`.
+   */
+  claimReport(jobId: string, owner: string, ttlMs: number): Promise<boolean>;
 
   // Answers to approval prompts: first writer wins, waiters are woken.
   /**

@@ -54,6 +54,12 @@ export type OperatorCommandStore = Pick<
   "listJobs" | "readLock" | "forceRelease" | "requestControl" | "decide" | "appendAudit"
 >;
 
+/**
+ * A replica's sweep for the final reports of finished jobs that their thread never got (chat/owed-reports.ts): recent
+ * jobs, the claim that lets exactly one replica post a report, and the report's ts once posted.
+ */
+export type ReportSweepStore = Pick<JobStore, "listJobs" | "claimReport" | "recordSlackMessages">;
+
 /** The Redis store's cluster locks and takeovers, built apart from the rest of it (jobs/redis/redis-locks.ts). */
 export type ClusterLocks = Pick<
   JobStore,

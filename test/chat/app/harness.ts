@@ -54,6 +54,11 @@ export interface HarnessOptions {
   readonly lockTtlMs?: number;
   /** How often every replica looks for orphaned rollouts; default 60 000 (never, in a test). */
   readonly orphanSweepMs?: number;
+  /**
+   * The sweep for final reports no replica posted (`ServeRuntimeOptions.owedReports`). Default: a grace of an hour of
+   * simulated time (never, in a test), so a report Slack holds back is not taken for one a dead replica owes.
+   */
+  readonly owedReports?: { graceMs?: number; claimTtlMs?: number };
   /** The gate's `slowAfterMs` (simulated ms past the delay deadline or the stop); default: the product's. */
   readonly slowAfterMs?: number;
   /**
@@ -235,6 +240,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       notifier: { postIntervalMs: 20, minUpdateIntervalMs: 50, updateSpacingMs: 10, baseBackoffMs: 50 },
       approvalPollMs: 100,
       orphanSweepMs: options.orphanSweepMs ?? 60_000,
+      owedReports: { graceMs: 3_600_000, ...options.owedReports },
     });
     const { port } = await runtime.start(0);
     replicas.push({ runtime, port, redis, store });

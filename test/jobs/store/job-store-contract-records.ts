@@ -99,6 +99,21 @@ export function recordContract(t: ContractContext): void {
       expect((await store.listJobs({ unfinishedOnly: true, cluster: "prod" })).map((j) => j.id)).toEqual([]);
     });
 
+    it("lists only the jobs created since a time, from the index, with the other filters", async () => {
+      const old = aJob({ createdAt: 1_000, cluster: "prod", status: "succeeded" });
+      const edge = aJob({ createdAt: 2_000, cluster: "stage", status: "failed" });
+      const recent = aJob({ createdAt: 3_000, cluster: "prod" });
+      for (const job of [recent, old, edge]) await store.createJob(job);
+      expect((await store.listJobs({ createdSince: 2_000 })).map((j) => j.id)).toEqual([edge.id, recent.id]);
+      expect((await h.replica.listJobs({ createdSince: 2_001, cluster: "prod" })).map((j) => j.id)).toEqual([
+        recent.id,
+      ]);
+      expect((await store.listJobs({ createdSince: 0, unfinishedOnly: true })).map((j) => j.id)).toEqual([
+        recent.id,
+      ]);
+      expect(await store.listJobs({ createdSince: 3_001 })).toEqual([]);
+    });
+
     it("reports a corrupt record as store/corrupt naming the key and the path", async () => {
       const job = aJob();
       await store.createJob(job);

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from "vitest";
 import { decisionAndAuditContract } from "./job-store-contract-decisions.js";
 import { lockContract } from "./job-store-contract-locks.js";
 import { recordContract } from "./job-store-contract-records.js";
+import { reportClaimContract } from "./job-store-contract-reports.js";
 import type { ContractContext, JobStoreFactory } from "./job-store-contract-support.js";
 
 export type { HarnessOptions, JobStoreFactory, JobStoreHarness } from "./job-store-contract-support.js";
@@ -22,6 +23,7 @@ export function jobStoreContract(name: string, factory: JobStoreFactory): void {
 
     lockContract(t);
     recordContract(t);
+    reportClaimContract(t);
     decisionAndAuditContract(t);
   });
 }

@@ -1,0 +1,55 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { ErrorCode } from "../../../src/core/errors.js";
+import type { JobStore } from "../../../src/jobs/store/job-store.js";
+import { waitFor } from "../../support/wait-for.js";
+import { aJob } from "./job-fixtures.js";
+import { type ContractContext, expectCode, type JobStoreHarness } from "./job-store-contract-support.js";
+
+/** A claim no test waits out. */
+const LONG_MS = 60_000;
+
+/** Claims on finished jobs' final reports: the one replica that posts a report no replica posted. */
+export function reportClaimContract(t: ContractContext): void {
+  let h: JobStoreHarness;
+  let store: JobStore;
+  beforeEach(() => {
+    ({ h, store } = t);
+  });
+
+  describe("report claims", () => {
+    it("lets exactly one of two concurrent claimers win; the claim then refuses everyone, its owner included", async () => {
+      const job = aJob({ status: "succeeded" });
+      await store.createJob(job);
+      const claims = await Promise.all([
+        store.claimReport(job.id, "bot-a", LONG_MS),
+        h.replica.claimReport(job.id, "bot-b", LONG_MS),
+      ]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await store.claimReport(job.id, "bot-a", LONG_MS)).toBe(false);
+      expect(await h.replica.claimReport(job.id, "bot-b", LONG_MS)).toBe(false);
+      expect(await h.replica.claimReport(job.id, "bot-c", LONG_MS)).toBe(false);
+    });
+
+    it("lapses after its ttl: the next claimer wins, and holds it in turn", async () => {
+      const job = aJob({ status: "failed" });
+      await store.createJob(job);
+      expect(await store.claimReport(job.id, "bot-a", 200)).toBe(true);
+      expect(await h.replica.claimReport(job.id, "bot-b", 200)).toBe(false);
+      // The store's clock (Redis's own, for Redis) lets the claim lapse; the claim that succeeds is the sign.
+      await waitFor("the first claim to lapse and bot-b's claim to win", () =>
+        h.replica.claimReport(job.id, "bot-b", LONG_MS),
+      );
+      expect(await store.claimReport(job.id, "bot-a", LONG_MS)).toBe(false);
+    });
+
+    it("is per job, leaves the record as it was, and refuses a job that does not exist", async () => {
+      const one = aJob({ status: "succeeded" });
+      const other = aJob({ status: "succeeded", cluster: "stage" });
+      for (const job of [one, other]) await store.createJob(job);
+      expect(await store.claimReport(one.id, "bot-a", LONG_MS)).toBe(true);
+      expect(await h.replica.claimReport(other.id, "bot-b", LONG_MS)).toBe(true);
+      expect(await h.replica.loadJob(one.id)).toEqual(one);
+      await expectCode(store.claimReport("nope", "bot-a", LONG_MS), ErrorCode.JobNotFound);
+    });
+  });
+}
