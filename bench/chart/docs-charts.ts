@@ -19,6 +19,7 @@ import { frontierData, frontierOption, frontierSize } from "./frontier-chart.js"
  */
 const OUT = join("docs", "charts");
 const LAB_RESULTS = join("bench", "results", "2026-12-02-lab-3.9.1-6w-30s.json");
+const LAB_ROTATE_RESULTS = join("bench", "results", "2026-12-06-lab-3.9.1-6w-30s-rotation.json");
 
 async function timeline(): Promise<string> {
   const sim = await startSim({
@@ -64,13 +65,17 @@ async function frontier(): Promise<string> {
   return file;
 }
 
-async function labFrontier(): Promise<string> {
-  const file = JSON.parse(readFileSync(LAB_RESULTS, "utf8")) as LabBenchFile;
-  const out = join(OUT, "frontier-lab.svg");
+function drawLabFrontier(results: string, name: string): string {
+  const file = JSON.parse(readFileSync(results, "utf8")) as LabBenchFile;
+  const out = join(OUT, name);
   const data = labFrontierData(file);
   writeFileSync(out, renderOptionSvg(frontierOption(data), frontierSize(data)));
   return out;
 }
 
+const labFrontier = async () => drawLabFrontier(LAB_RESULTS, "frontier-lab.svg");
+const labRotateFrontier = async () => drawLabFrontier(LAB_ROTATE_RESULTS, "frontier-lab-rotate.svg");
+
 mkdirSync(OUT, { recursive: true });
-for (const draw of [timeline, frontier, labFrontier]) console.log(`written ${await draw()}`);
+for (const draw of [timeline, frontier, labFrontier, labRotateFrontier])
+  console.log(`written ${await draw()}`);

@@ -37,6 +37,7 @@ function goal(
 export function evaluateGoals(file: LabBenchFile): GoalResult[] {
   const safe = means(file, "connect-roll");
   const win = means(file, "connect-roll-window");
+  const rotate = means(file, "connect-roll-rotate");
   const ready = means(file, "statefulset-tasks-ready");
   const strimzi = means(file, "strimzi");
   const share = 1 / file.lab.workers;
@@ -70,6 +71,22 @@ export function evaluateGoals(file: LabBenchFile): GoalResult[] {
     goal("window: peak ≤ 0.5 × strimzi", [win, strimzi], (w, s) => [
       v(w, "peakShare") <= 0.5 * v(s, "peakShare"),
       `${pct(v(w, "peakShare"))} vs ${pct(0.5 * v(s, "peakShare"))}`,
+    ]),
+    goal("rotate: Σ gap ≤ 0.9 × strimzi", [rotate, strimzi], (r, s) => [
+      v(r, "gapSumMs") <= 0.9 * v(s, "gapSumMs"),
+      `${sec(v(r, "gapSumMs"))} vs ${sec(0.9 * v(s, "gapSumMs"))}`,
+    ]),
+    goal("rotate: peak ≤ 0.5 × strimzi", [rotate, strimzi], (r, s) => [
+      v(r, "peakShare") <= 0.5 * v(s, "peakShare"),
+      `${pct(v(r, "peakShare"))} vs ${pct(0.5 * v(s, "peakShare"))}`,
+    ]),
+    goal("rotate: wall ≤ 1.5 × strimzi", [rotate, strimzi], (r, s) => [
+      v(r, "wallMs") <= 1.5 * v(s, "wallMs"),
+      `${sec(v(r, "wallMs"))} vs ${sec(1.5 * v(s, "wallMs"))}`,
+    ]),
+    goal("rotate: no follower-step interruptions", [rotate], (m) => [
+      v(m, "followerStepInterruptions") === 0,
+      `${v(m, "followerStepInterruptions")} on average`,
     ]),
   ];
   for (const s of file.strategies) {

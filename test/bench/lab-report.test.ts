@@ -116,5 +116,26 @@ describe("the lab bench's results file and table", () => {
     expect(verdict("safe: max gap")).toBe(false); // 34 s > 30 s + 3 s
     expect(verdict("window: wall")).toBe(true); // 50 s ≤ 60 s
     expect(verdict("window: peak ≤ 0.5 × strimzi")).toBeNull();
+    expect(verdict("rotate: Σ gap")).toBeNull();
+  });
+
+  it("checks pace rotate against Strimzi's roller of the same file", () => {
+    let file = addRun(
+      null,
+      SETTINGS,
+      "strimzi",
+      run({ wallMs: 60_000, peakShare: 0.5, gap: { p50Ms: 9_000, maxMs: 36_000, sumMs: 340_000 } }),
+    );
+    file = addRun(
+      file,
+      SETTINGS,
+      "connect-roll-rotate",
+      run({ wallMs: 120_000, peakShare: 0.25, gap: { p50Ms: 8_000, maxMs: 38_000, sumMs: 300_000 } }),
+    );
+    const goals = evaluateGoals(file);
+    const verdict = (name: string) => goals.find((g) => g.goal.startsWith(name))?.holds;
+    expect(verdict("rotate: Σ gap ≤ 0.9 × strimzi")).toBe(true); // 300 s ≤ 306 s
+    expect(verdict("rotate: peak ≤ 0.5 × strimzi")).toBe(true); // 25 % ≤ 25 %
+    expect(verdict("rotate: wall ≤ 1.5 × strimzi")).toBe(false); // 120 s > 90 s
   });
 });
