@@ -1,6 +1,7 @@
 import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
 import type { Finding, FindingSeverity, Plan, PlanStep, StepWindow } from "../../core/plan/plan-types.js";
+import { paceForecastText } from "../../core/plan/render-plan-text.js";
 import { plural } from "../../core/plural.js";
 import { taskSecondsText } from "../../wording/task-time-text.js";
 import { context, message, section, sectionsOf, type ViewMessage } from "./blocks.js";
@@ -25,13 +26,14 @@ export function renderPlanMessage(plan: Plan): ViewMessage {
     section(
       [
         `*Plan for ${e(plan.cluster)}: ${plan.target.kind === "restart" ? "rolling restart" : `upgrade to ${e(plan.target.version)}`}* (pace ${plan.pace}; dry run, nothing was restarted)`,
-        `*Leader:* ${leader} (restarted last)`,
+        `*Leader:* ${leader} (restarted ${plan.pace === "rotate" ? "first" : "last"})`,
         `*Scheduled delay:* ${formatDuration(d.delayMs)} (${d.source}), expected restart ${formatDuration(d.expectedRestartMs)}${d.restartFitsInDelay ? "" : " (longer than the delay: tasks move to survivors)"}${recommended}`,
       ].join("\n"),
     ),
     ...sectionsOf(["*Order:*", ...plan.steps.map(stepLines), ...skippedLines(plan)], MAX_STEP_SECTIONS),
     section(windowsText(plan)),
     section(`*Predicted:* ${predictedText(plan)}`),
+    ...pacesSection(plan),
   ];
   const findings = findingsText(plan.findings);
   if (findings !== null) blocks.push(section(findings));
@@ -86,6 +88,17 @@ function windowsText(plan: Plan): string {
     lines.push("*Delay windows:*", ...delay);
   }
   return fitLines(lines, MAX_SECTION_TEXT).join("\n");
+}
+
+/** Each pace's expected cost, the one with the least task downtime marked. */
+function pacesSection(plan: Plan): KnownBlock[] {
+  const paces = plan.totals.paces ?? [];
+  if (paces.length === 0) return [];
+  const lines = paces.map(
+    (f) =>
+      `• ${escapeMrkdwn(paceForecastText(f))}${f.pace === plan.totals.recommendedPace ? " *← least task downtime*" : ""}`,
+  );
+  return [section(["*Paces (expected):*", ...lines].join("\n"))];
 }
 
 function predictedText(plan: Plan): string {

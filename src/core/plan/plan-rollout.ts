@@ -7,16 +7,19 @@ import { countConfiguredTasks, countWorkerTasks } from "./count-worker-tasks.js"
 import { findDataFlowFindings } from "./data-flow-findings.js";
 import { findDowngradeFindings } from "./downgrade-findings.js";
 import { findExactlyOnceFindings } from "./exactly-once-findings.js";
+import { forecastPace, recommendPace } from "./forecast-paces.js";
 import { groupPaceWindows } from "./group-pace-windows.js";
 import { orderWorkers } from "./order-workers.js";
-import type {
-  Finding,
-  PaceWindow,
-  Plan,
-  PlanDataFlow,
-  PlanPolicy,
-  PlanStep,
-  RolloutTarget,
+import {
+  type Finding,
+  type PaceForecast,
+  type PaceWindow,
+  type Plan,
+  type PlanDataFlow,
+  type PlanPolicy,
+  type PlanStep,
+  ROLLOUT_PACES,
+  type RolloutTarget,
 } from "./plan-types.js";
 import { predictProtocols, reconcileObservedProtocol } from "./predict-protocols.js";
 import { predictStepCost, REBALANCE_ALLOWANCE_MS, type StepCost } from "./predict-step-cost.js";
@@ -39,6 +42,24 @@ export function planRollout(
   policy: PlanPolicy,
   dataFlow: PlanDataFlow = dataFlowOf(snapshot),
 ): Plan {
+  const own = planInPace(snapshot, target, policy, dataFlow);
+  // Each pace planned in its own order, for what it is expected to cost here.
+  const paces = ROLLOUT_PACES.flatMap((pace) => {
+    const f =
+      pace === own.plan.pace
+        ? own.forecast
+        : planInPace(snapshot, target, { ...policy, pace }, dataFlow).forecast;
+    return f === null ? [] : [f];
+  });
+  return { ...own.plan, totals: { ...own.plan.totals, paces, recommendedPace: recommendPace(paces) } };
+}
+
+function planInPace(
+  snapshot: ClusterSnapshot,
+  target: RolloutTarget,
+  policy: PlanPolicy,
+  dataFlow: PlanDataFlow,
+): { plan: Plan; forecast: PaceForecast | null } {
   const p = resolvePlanPolicy(policy);
   const leader = resolveLeader(snapshot);
   const order = orderWorkers(snapshot, target, leader, p.pace === "rotate");
@@ -164,6 +185,14 @@ export function planRollout(
   if (forecast.eagerWindows.length > 0) notes.push(WINDOW_NOTE);
 
   const sum = (pick: (s: PlanStep) => number) => steps.reduce((acc, s) => acc + pick(s), 0);
+  const leaderIndex = order.ordered.findIndex((o) => o.isLeader);
+  const rotateCosts =
+    leaderIndex < 0
+      ? null
+      : order.ordered.map((_, i) => ({
+          asLeader: predictStepCost({ ...costInput(i), isLeader: true }),
+          asFollower: safeCosts[i] ?? predictStepCost(costInput(i)),
+        }));
   const safeWall = safeCosts.reduce((acc, c) => acc + c.wallMs, 0);
   const windowWall =
     safeCosts.reduce((acc, c, i) => acc + (windowOf(i + 1) >= 0 ? 0 : c.wallMs), 0) +
@@ -175,7 +204,16 @@ export function planRollout(
           : delay.analysis.delayMs + REBALANCE_ALLOWANCE_MS + p.settleAllowanceMs),
       0,
     );
-  return {
+  const paceForecast = forecastPace(p.pace, {
+    totalTasks,
+    groupSize: snapshot.workers.length,
+    costs,
+    wallMs: p.pace === "window" ? windowWall : safeWall,
+    heldShare: Math.max(0, ...windows.map((w) => w.predictedHeldShare)),
+    rotate: rotateCosts === null ? null : { leaderIndex, costs: rotateCosts },
+    tasksOf: (i) => costInput(i).tasks,
+  });
+  const plan: Plan = {
     cluster: snapshot.cluster,
     target,
     plannedAt: snapshot.readAt,
@@ -200,6 +238,7 @@ export function planRollout(
     needsApproval: findings.some((f) => f.severity === "block") || forecast.eagerWindows.length > 0,
     notes,
   };
+  return { plan, forecast: paceForecast };
 }
 
 function costReasons(cost: StepCost, window: PaceWindow | undefined, delayMs: number): string[] {

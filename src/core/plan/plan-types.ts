@@ -173,6 +173,23 @@ export interface PlanTotals {
   readonly predictedTaskDowntimeMs: number;
   readonly predictedMaxDowntimeMs: number;
   readonly predictedWallMs: { readonly safe: number; readonly window: number };
+  /**
+   * What each pace (safe, window, rotate: each planned in its own order) is expected to cost on this cluster, and the
+   * one with the least task downtime (ties: the shorter wall). Absent from plans checkpointed by builds that did not
+   * forecast paces; no rotate entry when the leader is unknown.
+   */
+  readonly paces?: readonly PaceForecast[];
+  readonly recommendedPace?: RolloutPace;
+}
+
+/** One pace's expected cost: task downtime summed over tasks, wall time, the largest share of tasks down at once. */
+export interface PaceForecast {
+  readonly pace: RolloutPace;
+  readonly taskDowntimeMs: number;
+  readonly wallMs: number;
+  readonly peakShare: number;
+  /** Pace `rotate`: how many steps are expected to restart the leader of the moment (the rest are followers). */
+  readonly expectedLeaderSteps?: number;
 }
 
 /**

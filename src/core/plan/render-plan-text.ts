@@ -1,6 +1,6 @@
 import { formatDuration } from "../format-duration.js";
 import { plural } from "../plural.js";
-import type { Plan, PlanStep } from "./plan-types.js";
+import type { PaceForecast, Plan, PlanStep } from "./plan-types.js";
 
 const HEADERS = [
   "#",
@@ -41,6 +41,7 @@ export function renderPlanText(plan: Plan): string {
   lines.push(
     `Totals: ${plural(t.steps, "step")}, ${plural(t.predictedMoves, "move")}, ${plural(t.predictedInterruptions, "interruption")}, worst task down ${formatDuration(t.predictedMaxDowntimeMs)}, wall ${formatDuration(t.predictedWallMs.safe)} (safe) / ${formatDuration(t.predictedWallMs.window)} (window)`,
   );
+  lines.push(...paceLines(plan));
   if (plan.findings.length > 0) lines.push("", "Findings:");
   for (const f of plan.findings) lines.push(`  [${f.severity}] ${f.code}: ${f.message}`);
   for (const n of plan.notes) lines.push(`Note: ${n}`);
@@ -68,4 +69,26 @@ function renderTable(steps: readonly PlanStep[]): string[] {
       .join("  ")
       .trimEnd();
   return [line(all[0] ?? []), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)];
+}
+
+/** Each pace's expected cost and the recommended one (plans that forecast paces). */
+export function paceLines(plan: Plan): string[] {
+  const paces = plan.totals.paces ?? [];
+  if (paces.length === 0) return [];
+  return [
+    "Paces (expected):",
+    ...paces.map(
+      (f) =>
+        `  ${paceForecastText(f)}${f.pace === plan.totals.recommendedPace ? "  ← least task downtime" : ""}`,
+    ),
+  ];
+}
+
+/** "rotate: task downtime 5m21s, wall 1m57s, peak 33 %, 3.5 of 6 steps restart the leader of the moment". */
+export function paceForecastText(f: PaceForecast): string {
+  const leaders =
+    f.expectedLeaderSteps === undefined
+      ? ""
+      : `, about ${f.expectedLeaderSteps.toFixed(1)} steps restart the leader of the moment`;
+  return `${f.pace}: task downtime ${formatDuration(f.taskDowntimeMs)}, wall ${formatDuration(f.wallMs)}, peak ${Math.round(f.peakShare * 100)} %${leaders}`;
 }
