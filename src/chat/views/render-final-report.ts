@@ -125,8 +125,9 @@ function totalsText(state: RolloutState): string {
   const parts = [disruptionText(t), `${plural(t.rebalances, "rebalance")} (${t.eagerRebalances} eager)`];
   const plan = state.plan;
   if (plan !== null) {
+    const forecast = plan.totals.paces?.find((f) => f.pace === plan.pace);
     parts.push(
-      `predicted ${plural(plan.totals.predictedMoves, "move")} and downtime ${taskSecondsText(plan.totals.predictedTaskDowntimeMs)}`,
+      `predicted ${plural(plan.totals.predictedMoves, "move")} and downtime ${taskSecondsText(forecast?.taskDowntimeMs ?? plan.totals.predictedTaskDowntimeMs)}`,
     );
   }
   return parts.join(" · ");

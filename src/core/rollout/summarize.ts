@@ -139,19 +139,27 @@ export function summarizeRollout(state: RolloutState, now: number): RolloutSumma
   const target = state.target.kind === "upgrade" ? state.target.version : "restart";
   const wall = (state.finishedAt ?? now) - state.startedAt;
   const plan = state.plan;
+  // The forecast of the plan's own pace, where the plan has one (pace rotate's weighs who will lead).
+  const forecast = plan?.totals.paces?.find((f) => f.pace === plan.pace);
   const planVsReality: PlanVsReality | null =
     plan === null
       ? null
       : {
           tasksMoved: { predicted: plan.totals.predictedMoves, real: totals.tasksMoved },
-          taskDowntimeMs: { predicted: plan.totals.predictedTaskDowntimeMs, real: totals.taskDowntimeMs },
+          taskDowntimeMs: {
+            predicted: forecast?.taskDowntimeMs ?? plan.totals.predictedTaskDowntimeMs,
+            real: totals.taskDowntimeMs,
+          },
           dataFlowGapMs:
             dataFlow === null
               ? null
               : { predicted: plan.totals.predictedMaxDowntimeMs, real: dataFlow.maxGapMs },
           wallMs: {
             predicted:
-              plan.pace === "window" ? plan.totals.predictedWallMs.window : plan.totals.predictedWallMs.safe,
+              forecast?.wallMs ??
+              (plan.pace === "window"
+                ? plan.totals.predictedWallMs.window
+                : plan.totals.predictedWallMs.safe),
             real: wall,
           },
           interruptions: { predicted: plan.totals.predictedInterruptions },
