@@ -108,6 +108,65 @@ describe("real rollouts on the lab", () => {
     expect(after.tasks.every((t) => t.state === "RUNNING")).toBe(true);
   });
 
+  it("a plain restart on 3.9 with pace rotate: the leader first, each later leader brought forward, its tasks back before the delay", async () => {
+    const started = await startLabWithConfig(
+      {
+        kafka: "3.9.1",
+        workers: 4,
+        connectors: 4,
+        tasksPerConnector: 1,
+        delayMs: 20_000,
+        sessionTimeoutMs: 6_000,
+      },
+      { pace: { mode: "rotate" } },
+    );
+    lab = started.lab;
+    const before = await labState(lab);
+    const first = before.leader;
+    expect(first).not.toBeNull();
+    const firstTasks = before.workers.find((w) => w.name === first)?.tasks ?? [];
+    // Who led when each step started (the lab's own reading of the join lines).
+    const ledAtStart: (string | null)[] = [];
+    let atSecondStep: LabState | null = null;
+    const { code, events, stderr } = await runRollout(started.config, "restart", ["--yes"], async (e) => {
+      if (e.kind !== "step-started" || !lab) return;
+      const state = await labState(lab);
+      ledAtStart.push(state.leader);
+      if (e.step === 2) atSecondStep = state;
+    });
+    expect(events.at(-1), stderr + JSON.stringify(events.slice(-3))).toMatchObject({
+      kind: "summary",
+      result: "succeeded",
+    });
+    expect(code).toBe(0);
+    const order = events.flatMap((e) =>
+      e.kind === "step-started" && typeof e.worker === "string" ? [e.worker] : [],
+    );
+    expect(order[0]).toBe(first);
+    expect(ledAtStart).toHaveLength(4);
+    order.forEach((worker, i) => {
+      const leading = ledAtStart[i] ?? null;
+      if (leading !== null && order.indexOf(leading) >= i) expect(worker, `step ${i + 1}`).toBe(leading);
+    });
+    const after = await labState(lab);
+    console.log(
+      JSON.stringify({
+        scenario: "restart-rotate-3.9",
+        order,
+        ledAtStart,
+        counters: after.counters,
+        dataFlow: after.dataFlow,
+      }),
+    );
+    expect(Object.values(after.counters.restarts)).toEqual([1, 1, 1, 1]);
+    expect(after.tasks.every((t) => t.state === "RUNNING")).toBe(true);
+    // By the second step the first leader's tasks had been handed out by the new leader at once, not held for the
+    // 20 s delay (their largest gap so far).
+    const second = atSecondStep as LabState | null;
+    expect(second).not.toBeNull();
+    for (const t of firstTasks) expect(second?.dataFlow.perTask[t] ?? 0, t).toBeLessThan(15_000);
+  });
+
   it("an eager window on real Connect: the prompt comes before any restart, --approve=eager crosses it, real eager rebalances are counted", async () => {
     const started = await startLabWithConfig({
       kafka: "3.9.1",
