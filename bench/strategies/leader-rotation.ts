@@ -1,14 +1,8 @@
 import type { SimState } from "../../src/sim/sim-types.js";
-import { runFigures } from "../metrics.js";
 import type { RunResult, Strategy } from "../run-types.js";
 import type { Scenario } from "../scenarios.js";
-import {
-  advanceUntil,
-  createBenchCluster,
-  finishRun,
-  lowestOrdinalFirst,
-  watchLeaderBounce,
-} from "../sim-driver.js";
+import { advanceUntil, createBenchCluster, lowestOrdinalFirst, watchLeaderBounce } from "../sim-driver.js";
+import { finishRoll } from "./pod-by-pod.js";
 
 /**
  * Leader rotation: each step stops the worker that leads at that moment. A new leader remembers no assignment, so it
@@ -113,19 +107,5 @@ function runRotation(
     // The stop must be seen before the next decision reads the state.
     cluster.advance(1);
   }
-  const toolDoneMs = cluster.now() - bc.t0;
-  const f = finishRun(bc);
-  watch.stop();
-  cluster.close();
-  return {
-    strategy: id,
-    scenario: scenario.id,
-    seed,
-    figures: runFigures(f, toolDoneMs),
-    note: f.settled ? null : "did not settle",
-    leader: bc.leader,
-    leaderPosition: watch.leaderPosition(),
-    bot: null,
-    followerSteps: watch.read(),
-  };
+  return finishRoll(id, bc, watch);
 }

@@ -2,7 +2,13 @@ import type { SimCluster } from "../../src/sim/sim-cluster.js";
 import { runFigures } from "../metrics.js";
 import type { RunResult, StrategyId } from "../run-types.js";
 import type { Scenario } from "../scenarios.js";
-import { advanceUntil, createBenchCluster, finishRun, watchLeaderBounce } from "../sim-driver.js";
+import {
+  advanceUntil,
+  type BenchCluster,
+  createBenchCluster,
+  finishRun,
+  watchLeaderBounce,
+} from "../sim-driver.js";
 
 const READY_TIMEOUT_MS = 3600_000;
 
@@ -24,6 +30,16 @@ export function rollPodByPod(
     cluster.restartWorker(w, { version: scenario.targetVersion, downMs: 0 });
     advanceUntil(cluster, () => ready(cluster, w), READY_TIMEOUT_MS);
   }
+  return finishRoll(id, bc, watch);
+}
+
+/** The end of a roll driven on the simulator: the figures from the first restart until now, the cluster closed. */
+export function finishRoll(
+  id: StrategyId,
+  bc: BenchCluster,
+  watch: ReturnType<typeof watchLeaderBounce>,
+): RunResult {
+  const { cluster, scenario, seed } = bc;
   const toolDoneMs = cluster.now() - bc.t0;
   const f = finishRun(bc);
   watch.stop();

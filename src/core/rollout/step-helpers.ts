@@ -78,6 +78,11 @@ export function freezeChanges(freeze: FreezeSnapshot, snapshot: ClusterSnapshot)
   return out;
 }
 
+/** The steps in their new order, numbered from 1, the leader's marked. */
+function renumbered(state: RolloutState, steps: readonly StepRecord[], leader: string): RolloutState {
+  return { ...state, steps: steps.map((s, i) => ({ ...s, step: i + 1, isLeader: s.worker === leader })) };
+}
+
 /**
  * Keeps the leader last: when the worker of `step` is the current leader and followers are still pending after it,
  * moves it to the end. Returns null when nothing moves.
@@ -100,10 +105,7 @@ export function keepLeaderLast(
     ...state.steps.filter((s) => s.step > step && s.status !== "pending"),
     current,
   ];
-  return {
-    ...state,
-    steps: reordered.map((s, i) => ({ ...s, step: i + 1, isLeader: s.worker === leader.worker })),
-  };
+  return renumbered(state, reordered, leader.worker);
 }
 
 /**
@@ -128,10 +130,7 @@ export function bringLeaderForward(
     leading,
     ...state.steps.filter((s) => s.step >= step && s !== leading),
   ];
-  return {
-    ...state,
-    steps: reordered.map((s, i) => ({ ...s, step: i + 1, isLeader: s.worker === leader.worker })),
-  };
+  return renumbered(state, reordered, leader.worker);
 }
 
 /** True when the worker's process (app-info `start-time-ms`) started at or after `at`; false when unknown. */
