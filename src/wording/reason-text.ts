@@ -24,6 +24,8 @@ export function finishReasonText(reason: FinishReason): string {
       return "every worker already runs the target version; nothing to do";
     case "continued-unsettled":
       return `every worker was restarted, but ${reason.workers.join(", ")} continued without a passed settle gate (by approval)`;
+    case "unsettled-at-end":
+      return `every worker was restarted, but ${plural(reason.tasks.length, "task")} did not run on a live worker within ${formatDuration(reason.waitedMs)} after the last step (${taskList(reason.tasks)})`;
     case "connectors-unreadable":
       return `cannot read the connectors of ${reason.cluster}: ${reason.error ?? "no worker answered"}; nothing was restarted`;
     case "unsettled-at-start":
@@ -138,3 +140,11 @@ export function stepNoteText(note: StepNote): string {
 
 /** The words the runner's audit trail takes (`AuditWording` in src/jobs/runner/runner-deps.ts), from the composition root. */
 export const AUDIT_WORDING = { finishReason: finishReasonText, skipReason: skipReasonText } as const;
+
+/** "conn-02/0 UNASSIGNED, conn-03/1 RUNNING@worker-3 (gone)", the first five, then how many more. */
+function taskList(tasks: readonly { task: string; state: string; workerId: string | null }[]): string {
+  const named = tasks
+    .slice(0, 5)
+    .map((t) => (t.workerId === null ? `${t.task} ${t.state}` : `${t.task} ${t.state}@${t.workerId}`));
+  return tasks.length > 5 ? `${named.join(", ")} and ${tasks.length - 5} more` : named.join(", ");
+}

@@ -31,6 +31,26 @@ const FINISH: readonly (readonly [FinishReason, string])[] = [
     "every worker was restarted, but connect-2, connect-4 continued without a passed settle gate (by approval)",
   ],
   [
+    {
+      kind: "unsettled-at-end",
+      tasks: [{ task: "conn-02/0", state: "UNASSIGNED", workerId: null }],
+      waitedMs: 1_800_000,
+    },
+    "every worker was restarted, but 1 task did not run on a live worker within 30m00s after the last step (conn-02/0 UNASSIGNED)",
+  ],
+  [
+    {
+      kind: "unsettled-at-end",
+      tasks: Array.from({ length: 7 }, (_, i) => ({
+        task: `orders/${i}`,
+        state: "RUNNING",
+        workerId: "worker-1",
+      })),
+      waitedMs: 90_000,
+    },
+    "every worker was restarted, but 7 tasks did not run on a live worker within 1m30s after the last step (orders/0 RUNNING@worker-1, orders/1 RUNNING@worker-1, orders/2 RUNNING@worker-1, orders/3 RUNNING@worker-1, orders/4 RUNNING@worker-1 and 2 more)",
+  ],
+  [
     { kind: "connectors-unreadable", cluster: "prod", error: "timeout" },
     "cannot read the connectors of prod: timeout; nothing was restarted",
   ],
@@ -127,6 +147,7 @@ describe("reason text: facts → the words people read", () => {
         "all-settled",
         "nothing-to-do",
         "continued-unsettled",
+        "unsettled-at-end",
         "connectors-unreadable",
         "unsettled-at-start",
         "worker-not-found",

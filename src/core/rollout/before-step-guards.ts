@@ -1,6 +1,8 @@
 import { captureBaseline } from "../settle/capture-baseline.js";
+import { tasksNotRunningReason } from "../settle/evaluate-settle.js";
 import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
 import { versionMatches } from "../version.js";
+import { tasksNotSettledAtEnd } from "./closing-check.js";
 import { leaderNotAnswering } from "./exactly-once-leader.js";
 import { done, type PhaseResult, reenter } from "./phase-result.js";
 import type { SkipReason } from "./rollout-reasons.js";
@@ -71,7 +73,40 @@ export function finishAfterLastStep(b: BeforeStep): GuardOutcome {
     return stop(done(finish(s, b.now, "failed", { kind: "not-brought-back", notBack, continued })));
   if (continued.length > 0)
     return stop(done(finish(s, b.now, "failed", { kind: "continued-unsettled", workers: continued })));
-  return stop(done(finish(s, b.now, "succeeded", { kind: "all-settled" })));
+  return stop(waitForLastTasks(b) ?? done(finish(s, b.now, "succeeded", { kind: "all-settled" })));
+}
+
+/**
+ * With no step left, succeeded needs every task running on a live worker in this read (`tasksNotSettledAtEnd`): until
+ * then the rollout re-reads at the poll interval and says what it waits for, under the last step's name; after
+ * `gate.failAfterMs` it fails with the tasks. Null when nothing is left to wait for.
+ */
+function waitForLastTasks(b: BeforeStep): PhaseResult | null {
+  const s = b.state;
+  const unsettled = tasksNotSettledAtEnd(b.snapshot);
+  if (unsettled.length === 0 || s.phase.kind !== "before-step") return null;
+  const since = s.phase.closingSince ?? b.now;
+  const waitedMs = b.now - since;
+  if (waitedMs >= s.settings.gatePolicy.failAfterMs)
+    return done(finish(s, b.now, "failed", { kind: "unsettled-at-end", tasks: unsettled, waitedMs }));
+  const last = s.steps[s.steps.length - 1];
+  const waiting = { ...s, phase: { ...s.phase, closingSince: since } };
+  return done({
+    state: waiting,
+    effects: [
+      ...(last
+        ? [
+            emit({
+              kind: "gate-waiting",
+              step: last.step,
+              worker: last.worker,
+              reasons: [tasksNotRunningReason(unsettled)],
+            }),
+          ]
+        : []),
+      { kind: "read-cluster", afterMs: s.settings.pollIntervalMs },
+    ],
+  });
 }
 
 /**

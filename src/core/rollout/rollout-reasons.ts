@@ -1,4 +1,4 @@
-import type { GateReason } from "../settle/settle-types.js";
+import type { GateReason, TaskStateRef } from "../settle/settle-types.js";
 import type { ApprovalKind } from "./approval-types.js";
 
 /**
@@ -27,6 +27,11 @@ export type FinishReason =
   | { readonly kind: "nothing-to-do" }
   /** Failed: every worker was restarted, but these were continued past their gate by a person. */
   | { readonly kind: "continued-unsettled"; readonly workers: readonly string[] }
+  /**
+   * Failed: no step was left, but these tasks were still not running on a live worker `waitedMs` after that
+   * (`gate.failAfterMs`); a rerun that finds every worker restarted already waits here for the last restart's tasks.
+   */
+  | { readonly kind: "unsettled-at-end"; readonly tasks: readonly TaskStateRef[]; readonly waitedMs: number }
   /** Failed at planning: no connector status could be read (`error`: the reader's, null when no worker answered). */
   | { readonly kind: "connectors-unreadable"; readonly cluster: string; readonly error: string | null }
   /** Failed at planning: the cluster did not settle within `waitedMs` of the start. */

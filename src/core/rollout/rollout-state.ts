@@ -119,6 +119,8 @@ export type Phase =
       readonly step: number;
       /** After a failed or unconfirmed restart is retried: the baseline from before the first attempt. */
       readonly retryBaseline?: Baseline | null;
+      /** With no step left: when the wait for the last tasks to run again began (absent: not waiting). */
+      readonly closingSince?: number;
     }
   | {
       readonly kind: "restarting";

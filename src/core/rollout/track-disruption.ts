@@ -14,7 +14,7 @@ export const EMPTY_TRACK: DisruptionTrack = { at: null, epoch: null, lastWorker:
  * Workers whose RUNNING claims can be believed: reachable, and not reporting zero assigned tasks in metrics
  * (a restarted worker has the same host:port, so a stale RUNNING from before a crash looks live through REST alone).
  */
-function liveWorkerIds(snapshot: ClusterSnapshot): Set<string> {
+export function liveWorkerIds(snapshot: ClusterSnapshot): Set<string> {
   const live = new Set<string>();
   for (const w of snapshot.workers) {
     if (!w.reachable) continue;

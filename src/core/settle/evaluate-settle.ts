@@ -11,7 +11,7 @@ import { checkRestartedWorker } from "./check-restarted-worker.js";
 import { countStablePolls } from "./count-stable-polls.js";
 import { detectHeldTasks } from "./detect-held-tasks.js";
 import { resolveGatePolicy } from "./resolve-gate-policy.js";
-import type { Baseline, GateReason, SettleInput, SettleVerdict } from "./settle-types.js";
+import type { Baseline, GateReason, SettleInput, SettleVerdict, TaskStateRef } from "./settle-types.js";
 
 /**
  * Is the cluster truly settled after a step? Relative to the baseline: every task that was RUNNING is RUNNING on a
@@ -79,14 +79,7 @@ export function evaluateSettle(input: SettleInput): SettleVerdict {
     (t) => !heldSet.has(t.task) && !tasks.onUnknownWorker.includes(t),
   );
   if (stillDown.length > 0) {
-    reasons.push({
-      code: "tasks-not-running",
-      tasks: stillDown,
-      message: `${plural(stillDown.length, "task")} not RUNNING on a live worker yet (${stillDown
-        .slice(0, 5)
-        .map((t) => `${t.task} ${t.state}@${t.workerId ?? "-"}`)
-        .join(", ")})`,
-    });
+    reasons.push(tasksNotRunningReason(stillDown));
   }
   reasons.push(...checkAssignmentCount(group.assigned, group.configured, held.held.length));
   reasons.push(...checkExactlyOnceLeader(baseline, poll, group.leaderUrl));
@@ -175,4 +168,16 @@ function withTime(
     });
   }
   return { kind: "waiting", reasons };
+}
+
+/** The gate's reason for tasks not RUNNING on a live worker yet, naming the first five with state and worker. */
+export function tasksNotRunningReason(tasks: readonly TaskStateRef[]): GateReason {
+  return {
+    code: "tasks-not-running",
+    tasks,
+    message: `${plural(tasks.length, "task")} not RUNNING on a live worker yet (${tasks
+      .slice(0, 5)
+      .map((t) => `${t.task} ${t.state}@${t.workerId ?? "-"}`)
+      .join(", ")})`,
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { startDriver } from "./rollout-driver.js";
-import { cluster, RESTART } from "./rollout-fixtures.js";
+import { cluster, RESTART, SETTINGS } from "./rollout-fixtures.js";
 
 /** Workers' process start times (app-info `start-time-ms`): before the rollout began unless listed. */
 const started = (at: Readonly<Record<string, number>>) => () => {
@@ -135,5 +135,57 @@ describe("decide: a plain restart without --since where some workers started lon
       started({ "worker-1": now - 40_000, "worker-2": now - 200_000, "worker-3": now - 300_000 })(),
     );
     expect(close.approvalsAsked()).toEqual([]);
+  });
+});
+
+describe("decide: a rerun that finds every worker restarted already succeeds only once every task runs", () => {
+  const since = { ...RESTART, since: 1_000 };
+  const allStarted = { "worker-1": 20_000, "worker-2": 30_000, "worker-3": 40_000 };
+  /** worker-1 is back from its restart holding nothing; REST still shows its old tasks RUNNING there (stale). */
+  const staleOnWorker1 = () =>
+    started(allStarted)().withWorker("worker-1", (w) =>
+      w.metrics({ assignedTasks: 0, assignedConnectors: 0 }),
+    );
+
+  it("waits, saying which tasks it waits for, and succeeds at the read where they run on a live worker", () => {
+    const d = startDriver({ target: since, now: 50_000 });
+    d.read(50_000, staleOnWorker1());
+    expect(d.eventsOf("step-skipped")).toHaveLength(3);
+    expect(d.eventsOf("rollout-finished")).toEqual([]);
+    const waiting = d.eventsOf("gate-waiting").at(-1);
+    expect(waiting?.worker).toBe(d.state.steps.at(-1)?.worker);
+    expect(waiting?.reasons.map((r) => r.code)).toEqual(["tasks-not-running"]);
+    expect(waiting?.reasons[0]?.message).toContain("orders/0 RUNNING@worker-1");
+    d.read(60_000, staleOnWorker1());
+    expect(d.eventsOf("rollout-finished")).toEqual([]);
+    d.read(70_000, started(allStarted)());
+    expect(d.eventsOf("rollout-finished")).toEqual([
+      { kind: "rollout-finished", result: "succeeded", reason: { kind: "all-settled" } },
+    ]);
+    expect(d.restarts).toEqual([]);
+  });
+
+  it("fails with the tasks when they do not run within gate.failAfterMs, restarting nothing", () => {
+    const d = startDriver({
+      target: since,
+      now: 50_000,
+      settings: { gatePolicy: { ...SETTINGS.gatePolicy, failAfterMs: 100_000 } },
+    });
+    d.read(50_000, staleOnWorker1());
+    const heldSince = d.state.phase.kind === "before-step" ? d.state.phase.closingSince : undefined;
+    expect(heldSince).toBeTypeOf("number");
+    d.read(100_000, staleOnWorker1());
+    expect(d.eventsOf("rollout-finished")).toEqual([]);
+    d.read((heldSince ?? 0) + 100_000, staleOnWorker1());
+    const finished = d.eventsOf("rollout-finished");
+    expect(finished).toHaveLength(1);
+    expect(finished[0]).toMatchObject({
+      result: "failed",
+      reason: { kind: "unsettled-at-end", waitedMs: 100_000 },
+    });
+    expect(
+      finished[0]?.reason.kind === "unsettled-at-end" && finished[0].reason.tasks.map((t) => t.task),
+    ).toEqual(["orders/0", "orders/3", "clicks/0"]);
+    expect(d.restarts).toEqual([]);
   });
 });
