@@ -23,6 +23,7 @@ const REDIS = [
   "test/cli/run-preflight.test.ts",
   "test/cli/run-change-window.test.ts",
   "test/cli/serve-command.test.ts",
+  "test/cli/rollback-command.test.ts",
 ];
 const E2E = [
   // child processes

@@ -6,6 +6,7 @@ import { demoCommand } from "./cli/commands/demo.js";
 import { labCommand, labFetchCommand } from "./cli/commands/lab.js";
 import { labRestartWorkerCommand } from "./cli/commands/lab-restart-worker.js";
 import { planCommand } from "./cli/commands/plan.js";
+import { rollbackCommand } from "./cli/commands/rollback.js";
 import { runCommand } from "./cli/commands/run.js";
 import { serveCommand } from "./cli/commands/serve.js";
 import { simCommand } from "./cli/commands/sim.js";
@@ -36,6 +37,7 @@ const code = await runCli(
     commands: [
       serveCommand,
       runCommand,
+      rollbackCommand,
       planCommand,
       simCommand,
       labCommand,

@@ -10,6 +10,7 @@
  *   /connect-roll status [cluster]
  *   /connect-roll status <cluster> --chart                           also post its running rollout's timeline chart
  *   /connect-roll abort|pause|resume|history <cluster>
+ *   /connect-roll rollback <cluster>                                 return the workers its last upgrade moved
  *   /connect-roll help                                               (also: empty text)
  *
  * The subcommand words are reserved: a cluster cannot be named `plan`, `status`, … (use `rollout plan v1`).
@@ -30,6 +31,7 @@ export type Command =
   | { kind: "pause"; cluster: string }
   | { kind: "resume"; cluster: string }
   | { kind: "history"; cluster: string }
+  | { kind: "rollback"; cluster: string }
   | { kind: "help" };
 
 export type ParseResult = { kind: "ok"; command: Command } | { kind: "error"; message: string; hint: string };
@@ -39,9 +41,19 @@ export interface ParseOptions {
   commandName?: string;
 }
 
-const SUBCOMMANDS = ["rollout", "plan", "status", "abort", "pause", "resume", "history", "help"] as const;
+const SUBCOMMANDS = [
+  "rollout",
+  "plan",
+  "status",
+  "abort",
+  "pause",
+  "resume",
+  "history",
+  "rollback",
+  "help",
+] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
-const SINGLE_CLUSTER = ["abort", "pause", "resume", "history"] as const;
+const SINGLE_CLUSTER = ["abort", "pause", "resume", "history", "rollback"] as const;
 /** Printable characters a valid command can contain (plus ASCII whitespace between words). */
 const ALLOWED_CHAR = /[A-Za-z0-9._=:-]/;
 const SEPARATOR = /[ \t\r\n]+/;
@@ -54,6 +66,7 @@ export function usageLines(commandName = "/connect-roll"): string[] {
     `${commandName} status [cluster]`,
     `${commandName} status <cluster> --chart`,
     `${commandName} abort|pause|resume|history <cluster>`,
+    `${commandName} rollback <cluster>`,
     `${commandName} help`,
   ];
 }

@@ -1,6 +1,9 @@
 import type { Logger } from "pino";
 import { rolloutSettingsFor } from "../composition/compose-cluster.js";
 import type { PreflightResult } from "../composition/preflight.js";
+import type { ClusterConfig } from "../config/schema.js";
+import type { RolloutPace } from "../core/plan/plan-types.js";
+import { checkRollbackRequest, type FoundRollback } from "../usecases/prepare-rollback.js";
 import {
   checkRolloutRequest,
   type PreparedRollout,
@@ -33,21 +36,24 @@ export async function checkRun(
   user: string,
   io: CliIo,
   logger: Logger,
+  rollback?: FoundRollback,
 ): Promise<RunChecked> {
-  const checked = await checkRolloutRequest(
-    {
-      config: ctx.config,
-      now: Date.now,
-      authorizer: null,
-      settingsFor: (cluster, p) => rolloutSettingsFor(cluster, p === undefined ? {} : { pace: p }),
-    },
-    {
-      cluster: ctx.name,
-      argument: flags.argument,
-      ...(flags.pace === undefined ? {} : { pace: flags.pace }),
-      requester: { kind: "terminal", user },
-    },
-  );
+  const policy = {
+    config: ctx.config,
+    now: Date.now,
+    authorizer: null,
+    settingsFor: (cluster: ClusterConfig, p: RolloutPace | undefined) =>
+      rolloutSettingsFor(cluster, p === undefined ? {} : { pace: p }),
+  };
+  const request = {
+    cluster: ctx.name,
+    ...(flags.pace === undefined ? {} : { pace: flags.pace }),
+    requester: { kind: "terminal" as const, user },
+  };
+  const checked =
+    rollback === undefined
+      ? await checkRolloutRequest(policy, { ...request, argument: flags.argument })
+      : await checkRollbackRequest(policy, request, rollback);
   if (checked.kind === "refused") return { kind: "refused", reason: checked.reason };
   const preflight = await preflightContext(ctx, io, logger, true).catch((e: unknown) => {
     if (io.signal.aborted) return { kind: "error" as const, problems: ["interrupted"] };

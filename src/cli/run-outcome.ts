@@ -1,11 +1,12 @@
 import { plural } from "../core/plural.js";
+import { rollbackOf } from "../core/rollout/rollback-of.js";
 import { summarizeRollout } from "../core/rollout/summarize.js";
 import type { RunOutcome } from "../jobs/runner/runner-deps.js";
 import { stepExactlyOnceText } from "../wording/exactly-once-text.js";
 import { planVsRealityText } from "../wording/summary-text.js";
 import { type CliIo, ExitCode } from "./command.js";
 import { wordedSummary } from "./run-json.js";
-import { resumeCommand, writeSummary } from "./run-summary.js";
+import { type RunCommandName, resumeCommand, writeSummary } from "./run-summary.js";
 
 export interface OutcomeContext {
   readonly io: CliIo;
@@ -16,6 +17,8 @@ export interface OutcomeContext {
   readonly argument: string;
   /** The checkpoint outlives this process only in Redis. */
   readonly withRedis: boolean;
+  /** The command that started the run (default `run`): the resume command repeats it. */
+  readonly command?: RunCommandName;
 }
 
 /**
@@ -33,6 +36,7 @@ export function reportOutcome(outcome: RunOutcome, c: OutcomeContext): number {
     c.cluster,
     c.argument,
     target.kind === "restart" ? (target.since ?? outcome.state.startedAt) : undefined,
+    c.command,
   );
   const phase = outcome.state.phase;
   const timedOut = phase.kind === "finished" && phase.reason.kind === "timed-out" ? phase.reason : null;
@@ -79,6 +83,13 @@ export function reportOutcome(outcome: RunOutcome, c: OutcomeContext): number {
       `connect-roll run: finished, but ${unsettled.map((s) => s.worker).join(", ")} did not pass the settle gate (continued by approval)\n`,
     );
     return ExitCode.Failed;
+  }
+  if (summary.result !== "succeeded") {
+    const plan = rollbackOf(outcome.state);
+    if (plan.kind === "rollback" && c.withRedis)
+      io.stderr.write(
+        `connect-roll run: to return ${plan.target.workers.join(", ")} to ${plan.version} (newest move first): connect-roll rollback --config ${String(c.values.config)} ${c.cluster}\n`,
+      );
   }
   return summary.result === "succeeded" ? ExitCode.Ok : ExitCode.Failed;
 }

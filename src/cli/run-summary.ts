@@ -38,13 +38,21 @@ export function parseSince(text: string): number | null {
 }
 
 /** The command that resumes this run: the same cluster, target and flags. */
+/** The command a run was started with: `run CLUSTER VERSION` or `rollback CLUSTER`. */
+export type RunCommandName = "run" | "rollback";
+
 export function resumeCommand(
   values: Record<string, unknown>,
   cluster: string,
   argument: string,
   since = typeof values.since === "string" ? parseSince(values.since) : null,
+  command: RunCommandName = "run",
 ): string {
-  const parts = ["connect-roll", "run", "--config", String(values.config), cluster, argument];
+  // A rollback is resumed by asking for it again: it finds its own unfinished job.
+  const parts =
+    command === "rollback"
+      ? ["connect-roll", "rollback", "--config", String(values.config), cluster]
+      : ["connect-roll", "run", "--config", String(values.config), cluster, argument];
   // A plain restart resumed after the store lost the job: workers started since the first run's start are done.
   if (since !== null && since !== undefined) parts.push("--since", new Date(since).toISOString());
   if (values.yes === true) parts.push("--yes");

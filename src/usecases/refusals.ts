@@ -1,3 +1,4 @@
+import type { RollbackRefusal } from "../core/rollout/rollback-of.js";
 import type { JobStatus, SlackThread } from "../jobs/store/job-record.js";
 
 /**
@@ -29,6 +30,13 @@ export interface NotAuthorized {
 export interface BadVersion {
   readonly kind: "bad-version";
   readonly message: string;
+}
+
+/** `rollback`: the cluster's last rollout cannot be rolled back (`why` says what the record shows). */
+export interface NoRollback {
+  readonly kind: "no-rollback";
+  readonly cluster: string;
+  readonly why: RollbackRefusal;
 }
 
 export interface OutsideChangeWindow {

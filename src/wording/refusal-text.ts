@@ -1,6 +1,6 @@
 import type { ControlRefusal } from "../usecases/control-rollout.js";
 import type { PrepareRefusal } from "../usecases/prepare-rollout.js";
-import type { LockFacts } from "../usecases/refusals.js";
+import type { LockFacts, NoRollback } from "../usecases/refusals.js";
 
 /**
  * The use-cases' refusals as one terminal line each (plain text: no mrkdwn, no mentions), for `run`, `abort` and the
@@ -52,5 +52,24 @@ export function controlRefusalText(reason: ControlRefusal): string {
       return "this channel is not allowed";
     case "not-authorized":
       return reason.reason;
+  }
+}
+
+/** Why there is nothing to roll back: what the cluster's newest rollout record shows, and what to do instead. */
+export function noRollbackText(reason: NoRollback): string {
+  const { cluster, why } = reason;
+  switch (why.kind) {
+    case "no-rollout":
+      return `no rollout of ${cluster} is on record in the job store: nothing to roll back`;
+    case "not-an-upgrade":
+      return `${cluster}'s last rollout (job ${why.jobId}) was a plain restart: it changed no version, so there is nothing to roll back`;
+    case "not-finished":
+      return `${cluster}'s last rollout (job ${why.jobId}) is not over (${why.status}): abort it first (connect-roll abort ${cluster}), then roll back`;
+    case "nothing-moved":
+      return `${cluster}'s last rollout (job ${why.jobId}) moved no worker to ${why.version}: nothing to roll back`;
+    case "unknown-from":
+      return `${cluster}'s last rollout (job ${why.jobId}) did not read the version ${why.workers.join(", ")} ran before: roll ${why.workers.length === 1 ? "it" : "them"} back by hand (connect-roll run ${cluster} VERSION)`;
+    case "mixed-from":
+      return `${cluster}'s last rollout (job ${why.jobId}) moved workers from different versions (${why.versions.map((v) => `${v.worker} ${v.version}`).join(", ")}): one rollback returns workers to one version; use connect-roll run ${cluster} VERSION`;
   }
 }

@@ -43,6 +43,7 @@ describe("parseCommand", () => {
     ["pause PROD", { kind: "pause", cluster: "prod" }],
     ["resume prod", { kind: "resume", cluster: "prod" }],
     ["history prod", { kind: "history", cluster: "prod" }],
+    ["rollback prod", { kind: "rollback", cluster: "prod" }],
     ["  abort \t prod  ", { kind: "abort", cluster: "prod" }],
   ])("parses %j", (text, command) => {
     expect(parseCommand(text)).toEqual({ kind: "ok", command });
@@ -54,6 +55,8 @@ describe("parseCommand", () => {
     ["prod v3.7 extra", /too many words/],
     ["abort", /needs the cluster name/],
     ["abort a b", /exactly one cluster/],
+    ["rollback", /'rollback' needs the cluster name/],
+    ["rollback prod v3.6", /'rollback' takes exactly one cluster/],
     ["status a b", /at most one cluster/],
     ["status --chart", /'status --chart' needs the cluster name/],
     ["status prod --chart --chart", /--chart is given more than once/],

@@ -2,6 +2,7 @@ import type { KnownBlock } from "@slack/types";
 import { formatDuration } from "../../core/format-duration.js";
 import { plural } from "../../core/plural.js";
 import type { ApprovalRecord } from "../../core/rollout/approval-types.js";
+import { rollbackOf } from "../../core/rollout/rollback-of.js";
 import type { RolloutState, StepRecord } from "../../core/rollout/rollout-state.js";
 import {
   dataFlowTotals,
@@ -52,9 +53,23 @@ export function reportBlocks(state: RolloutState, now: number): KnownBlock[] {
     ...exactlyOnceBlocks(state),
     ...planVsRealityBlocks(state, now),
     section(["*Cluster state:*", ...fitLines(clusterStateLines(state), MAX_SECTION_TEXT - 20)].join("\n")),
+    ...rollbackOffer(state),
   ];
   if (state.steps.length > 0) blocks.push(codeSection("*Steps:*", stepTable(state)));
   return blocks;
+}
+
+/** An upgrade that did not succeed and moved workers: how to return them to the version they left. */
+function rollbackOffer(state: RolloutState): KnownBlock[] {
+  if (state.phase.kind !== "finished" || state.phase.result === "succeeded") return [];
+  const plan = rollbackOf(state);
+  if (plan.kind !== "rollback") return [];
+  const workers = escapeMrkdwn(plan.target.workers.join(", "));
+  return [
+    section(
+      `*Roll back:* \`/connect-roll rollback ${escapeMrkdwn(state.cluster)}\` returns ${workers} to ${escapeMrkdwn(plan.version)}, newest move first.`,
+    ),
+  ];
 }
 
 /** The data the tasks stopped moving, from the per-task metrics: the totals, then one line per step that stopped any. */

@@ -19,6 +19,10 @@ const COMMANDS: readonly (readonly [string, string])[] = [
   ["pause <cluster>", "pause before the next restart"],
   ["resume <cluster>", "resume a paused rollout"],
   ["history <cluster>", "the last rollouts of a cluster"],
+  [
+    "rollback <cluster>",
+    "return every worker the last upgrade moved to the version it left, newest first, through the same gate",
+  ],
   ["help", "this message"],
 ];
 

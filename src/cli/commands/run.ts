@@ -6,6 +6,7 @@ import type { ClusterReader } from "../../connect/cluster-reader.js";
 import { isAppError } from "../../core/errors.js";
 import { systemClock } from "../../jobs/runner/system-clock.js";
 import type { WorkerRestarter } from "../../restart/worker-restarter.js";
+import type { FoundRollback } from "../../usecases/prepare-rollback.js";
 import { checkClusterFree, type PreparedRollout } from "../../usecases/prepare-rollout.js";
 import { writeChartFile } from "../chart-file.js";
 import { createCliApprovals } from "../cli-approvals.js";
@@ -20,7 +21,7 @@ import { reportOutcome } from "../run-outcome.js";
 import { createRunReport, type RunReport } from "../run-report.js";
 import { startOrResume } from "../run-start.js";
 import { openRunStore, type RunStore } from "../run-store.js";
-import { resumeCommand } from "../run-summary.js";
+import { type RunCommandName, resumeCommand } from "../run-summary.js";
 export const runCommand: CliCommand = {
   name: "run",
   summary: "run a rollout from a terminal or a pipeline (same engine as the bot)",
@@ -80,10 +81,15 @@ Options:
   run: runRollout,
 };
 
-async function runRollout(
+/**
+ * `run CLUSTER VERSION`, or (with `rollback`) the rollback `connect-roll rollback` found: the same checks, store,
+ * engine and report; a rollback's target names its workers and order, and its resume command is `rollback` again.
+ */
+export async function runRollout(
   values: Record<string, unknown>,
   positionals: readonly string[],
   io: CliIo,
+  rollback?: FoundRollback,
 ): Promise<number> {
   const parsed = parseRunFlags(values, positionals);
   if (parsed.kind === "usage") return fail(io, parsed.message, ExitCode.Usage);
@@ -100,7 +106,8 @@ async function runRollout(
     level: env.LOG_LEVEL === "info" ? "warn" : env.LOG_LEVEL,
     pretty: !flags.json && io.stderr.isTTY === true,
   });
-  const resume = resumeCommand(values, flags.cluster, flags.argument);
+  const command = rollback === undefined ? "run" : "rollback";
+  const resume = resumeCommand(values, flags.cluster, flags.argument, undefined, command);
   const report = createRunReport({
     io,
     json: flags.json,
@@ -109,7 +116,7 @@ async function runRollout(
     resume,
   });
   const user = `${safeUser()}@${hostname()}`;
-  const checked = await checkRun(ctx, flags, user, io, logger);
+  const checked = await checkRun(ctx, flags, user, io, logger, rollback);
   if (checked.kind === "refused") return report.refused(checked.reason);
   if (checked.kind === "not-started") return report.notStarted(checked.reason);
   const { reader, restarter } = checked.preflight;
@@ -118,10 +125,14 @@ async function runRollout(
     await Promise.all([reader.close(), restarter.close()]);
     return report.notStarted(opened.message);
   }
-  return runOnStore({ io, flags, env, ctx, logger, user, report, rollout: checked.rollout, values }, opened, {
-    reader,
-    restarter,
-  });
+  return runOnStore(
+    { io, flags, env, ctx, logger, user, report, rollout: checked.rollout, values, command },
+    opened,
+    {
+      reader,
+      restarter,
+    },
+  );
 }
 
 /** A run that passed every check, ready to take the lock: what `runOnStore` needs. */
@@ -135,6 +146,7 @@ interface CheckedRun {
   readonly report: RunReport;
   readonly rollout: PreparedRollout;
   readonly values: Record<string, unknown>;
+  readonly command: RunCommandName;
 }
 
 /**
@@ -197,6 +209,7 @@ async function runOnStore(
       cluster: ctx.name,
       argument: flags.argument,
       withRedis: redis !== null,
+      command: c.command,
     });
   } catch (e) {
     if (!isAppError(e)) throw e;

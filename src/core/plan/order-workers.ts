@@ -1,7 +1,7 @@
 import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
 import { versionMatches } from "../version.js";
 import { compareNatural } from "./natural-compare.js";
-import type { LeaderResolution, RolloutTarget, SkippedWorker } from "./plan-types.js";
+import type { LeaderResolution, RollbackTarget, RolloutTarget, SkippedWorker } from "./plan-types.js";
 
 export interface OrderedWorker {
   readonly worker: WorkerSnapshot;
@@ -36,6 +36,7 @@ export function orderWorkers(
   leader: LeaderResolution,
   leaderFirst = false,
 ): WorkerOrder {
+  if (target.rollback) return orderRollback(snapshot, target, target.rollback, leader);
   const skipped: SkippedWorker[] = [];
   const toRestart: WorkerSnapshot[] = [];
   for (const w of [...snapshot.workers].sort((a, b) => compareNatural(a.name, b.name))) {
@@ -67,5 +68,48 @@ export function orderWorkers(
     ...followers.map((worker) => ({ worker, isLeader: false, reasons: followerReasons })),
     ...leaders.map((worker) => ({ worker, isLeader: true, reasons: [LEADER_REASON] })),
   ];
+  return { ordered, skipped };
+}
+
+/**
+ * A rollback's order: the workers the rolled-back rollout moved, its newest move first (the reverse of how it went),
+ * whichever leads; a worker already back on the version is skipped, and every other worker is left as it is.
+ */
+function orderRollback(
+  snapshot: ClusterSnapshot,
+  target: RolloutTarget,
+  rollback: RollbackTarget,
+  leader: LeaderResolution,
+): WorkerOrder {
+  const moved = new Set(rollback.workers);
+  const skipped: SkippedWorker[] = [];
+  const ordered: OrderedWorker[] = [];
+  for (const w of [...snapshot.workers].sort((a, b) => compareNatural(a.name, b.name))) {
+    if (!moved.has(w.name))
+      skipped.push({ worker: w.name, reason: `not moved by ${rollback.of}: left as it is` });
+  }
+  for (const name of rollback.workers) {
+    const w = snapshot.workers.find((x) => x.name === name);
+    if (!w) {
+      skipped.push({
+        worker: name,
+        reason: `moved by ${rollback.of}, but no longer a worker of the cluster`,
+      });
+    } else if (w.version !== null && versionMatches(w.version, target.version)) {
+      skipped.push({
+        worker: w.name,
+        reason: `already reports ${w.version}, which matches ${target.version}`,
+      });
+    } else {
+      const isLeader = leader.kind === "known" && leader.worker === w.name;
+      ordered.push({
+        worker: w,
+        isLeader,
+        reasons: [
+          `moved to ${rollback.from} by ${rollback.of}: returned to ${target.version}, newest move first${isLeader ? " (the group leader now)" : ""}`,
+        ],
+      });
+    }
+  }
   return { ordered, skipped };
 }

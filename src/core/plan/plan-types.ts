@@ -13,6 +13,20 @@ export interface RolloutTarget {
    * skipped. Default: the rollout's start. A rerun after the job store lost its data passes the lost rollout's start.
    */
   readonly since?: number;
+  /**
+   * A rollback (an upgrade to the version the workers left): only these workers, in this order (the newest move
+   * first), each returned to `version`; the others are left as they are, and no step is moved for the leader.
+   */
+  readonly rollback?: RollbackTarget;
+}
+
+/** Which rollout a rollback undoes and the workers it moved, newest move first. */
+export interface RollbackTarget {
+  /** The job id of the rollout rolled back. */
+  readonly of: string;
+  /** The version that rollout moved them to. */
+  readonly from: string;
+  readonly workers: readonly string[];
 }
 
 /**

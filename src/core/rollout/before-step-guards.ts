@@ -204,6 +204,8 @@ export function skipWorkerOnTarget(b: BeforeStep, step: StepRecord): GuardOutcom
  * Pace `rotate` turns it round: the worker that leads now, if still to restart, is brought forward to this step.
  */
 export function restartLeaderLast(b: BeforeStep, step: StepRecord): GuardOutcome {
+  // A rollback keeps the order it undoes, newest move first, whoever leads.
+  if (b.state.target.rollback) return pass(b.state);
   if (b.state.settings.planPolicy.pace === "rotate") return restartLeaderNow(b);
   const reordered = keepLeaderLast(b.state, b.stepNo, b.snapshot);
   if (!reordered) return pass(b.state);

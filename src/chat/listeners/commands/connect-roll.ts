@@ -12,6 +12,7 @@ import { controlSubcommand } from "./control.js";
 import { helpSubcommand } from "./help.js";
 import { historySubcommand } from "./history.js";
 import { planSubcommand } from "./plan.js";
+import { rollbackSubcommand } from "./rollback.js";
 import { rolloutSubcommand } from "./rollout.js";
 import { statusSubcommand } from "./status.js";
 import {
@@ -110,5 +111,7 @@ async function answer(text: string, ctx: SubcommandContext): Promise<Answer> {
       return planSubcommand(c, ctx);
     case "rollout":
       return rolloutSubcommand(c, ctx);
+    case "rollback":
+      return rollbackSubcommand(c, ctx);
   }
 }

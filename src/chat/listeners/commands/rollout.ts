@@ -35,11 +35,16 @@ export async function rolloutSubcommand(
   if (prepared.kind === "refused") return { reply: renderPrepareRefusal(prepared.reason, deps.commandName) };
   return {
     reply: renderStarting(command.cluster, argument),
-    after: () => start(prepared.rollout, { ...ctx, log: ctx.log.child({ cluster: command.cluster }) }),
+    after: () =>
+      startPrepared(prepared.rollout, { ...ctx, log: ctx.log.child({ cluster: command.cluster }) }),
   };
 }
 
-async function start(rollout: PreparedRollout, ctx: SubcommandContext): Promise<void> {
+/**
+ * Posts the thread's parent, then starts the prepared rollout under a new job id; a parent Slack refuses or posts
+ * too late, or a lock taken meanwhile, leaves nothing started and tells the user why.
+ */
+export async function startPrepared(rollout: PreparedRollout, ctx: SubcommandContext): Promise<void> {
   const { deps, caller, log } = ctx;
   const jobId = deps.newJobId();
   const { channelId: channel } = caller;
