@@ -12,6 +12,7 @@ export const ActionId = {
   RestartTasks: "connect-roll.restart-tasks",
   RestartAgain: "connect-roll.restart-again",
   ContinueWithout: "connect-roll.continue-without",
+  RollBack: "connect-roll.rollback",
 } as const;
 
 export type ActionId = (typeof ActionId)[keyof typeof ActionId];

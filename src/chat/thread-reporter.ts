@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { PendingApproval } from "../core/rollout/approval-types.js";
 import type { RolloutEvent } from "../core/rollout/rollout-io.js";
 import type { RolloutState } from "../core/rollout/rollout-state.js";
+import { canaryPassedText, canarySoakingText } from "../wording/canary-text.js";
 import { dataFlowUnseenText } from "../wording/data-flow-text.js";
 import { restartLearnedText } from "../wording/restart-learned-text.js";
 import type { ChartPoster } from "./chart-poster.js";
@@ -331,6 +332,12 @@ export function createThreadReporter(
         break;
       case "restart-learned":
         note(`⏱️ ${escapeMrkdwn(restartLearnedText(event))}`);
+        break;
+      case "canary-soaking":
+        note(`🐤 ${escapeMrkdwn(canarySoakingText(event.worker, event.soakMs))}`);
+        break;
+      case "canary-passed":
+        note(`🐤 ${escapeMrkdwn(canaryPassedText(event.worker, event.figures))}`);
         break;
       case "rollout-planned":
       case "step-reordered":

@@ -19,6 +19,7 @@ const APPROVE_FLAG_KINDS: Readonly<Record<string, readonly ApprovalKind[]>> = {
   config: ["config-changed"],
   restart: ["restart-failed", "restart-unconfirmed", "recently-started"],
   "task-restart": ["task-restart"],
+  canary: ["canary"],
 };
 
 /**
@@ -29,6 +30,7 @@ const SECOND_RESTART_KINDS: readonly ApprovalKind[] = [
   "restart-failed",
   "restart-unconfirmed",
   "recently-started",
+  "canary",
 ];
 
 /**
@@ -162,7 +164,7 @@ export function createCliApprovals(o: CliApprovalOptions): ApprovalSource {
           facts.kind === "recently-started"
             ? `${facts.workers.map((w) => w.worker).join(", ")} started long after the others; rerun with --since ${new Date(Math.min(...facts.workers.map((w) => w.startedAt))).toISOString()} to count them as restarted, or --approve=restart to restart them too`
             : o.policy.kind === "all" && risksSecondRestart
-              ? `--yes never answers ${approval.kind}: it may restart a worker twice; pass --approve=restart to allow it`
+              ? `--yes never answers ${approval.kind}: it may restart a worker twice; pass --approve=${flag ?? "restart"} to allow it`
               : `no terminal to ask and no --approve=${flag ?? approval.kind} or --yes`;
         return { decision: "abort", by: `the CLI policy (${why})`, at: o.now() };
       }

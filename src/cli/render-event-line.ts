@@ -2,6 +2,7 @@ import { formatDuration } from "../core/format-duration.js";
 import { plural } from "../core/plural.js";
 import type { RolloutEvent } from "../core/rollout/rollout-io.js";
 import { approvalDetails, approvalPrompt } from "../wording/approval-text.js";
+import { canaryPassedText, canarySoakingText } from "../wording/canary-text.js";
 import { dataFlowUnseenText, lagLines, stepDataFlowText } from "../wording/data-flow-text.js";
 import { stepExactlyOnceText } from "../wording/exactly-once-text.js";
 import { finishReasonText, reorderReasonText, skipReasonText } from "../wording/reason-text.js";
@@ -56,6 +57,10 @@ export function renderEventLine(event: RolloutEvent, lastGate: Map<number, strin
       return `step ${event.step}: ${event.worker} skipped: ${skipReasonText(event.reason)}`;
     case "step-reordered":
       return `step ${event.step}: ${event.worker} moved ${event.reason.kind === "leader-first" ? "forward" : "to the end"}: ${reorderReasonText(event.reason)}`;
+    case "canary-soaking":
+      return `step ${event.step}: ${canarySoakingText(event.worker, event.soakMs)}`;
+    case "canary-passed":
+      return `step ${event.step}: ${canaryPassedText(event.worker, event.figures)}`;
     case "approval-requested":
       return `approval needed (${event.approval.kind}): ${approvalPrompt(event.approval)}${approvalDetails(
         event.approval,

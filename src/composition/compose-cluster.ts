@@ -61,6 +61,12 @@ export function rolloutSettingsFor(
     sessionTimeoutMs: cluster.connect.sessionTimeoutMs,
     expectedRestartMs: cluster.restart.expectedMs,
     workerReturnMs: cluster.gate.workerReturnMs ?? null,
+    canary: {
+      soakMs: cluster.canary.soakMs,
+      onRestart: cluster.canary.onRestart,
+      minRateRatio: cluster.canary.minRateRatio,
+      maxNewFailures: cluster.canary.maxNewFailures,
+    },
   };
 }
 

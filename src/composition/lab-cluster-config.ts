@@ -10,6 +10,8 @@ export interface LabConfigInput {
   readonly restartCommand: readonly string[];
   readonly expectedRestartMs?: number;
   readonly pollIntervalMs?: number;
+  /** The canary soak after the first upgraded worker (default 0: the lab's rollouts do not soak unless asked). */
+  readonly canarySoakMs?: number;
 }
 
 /**
@@ -37,6 +39,7 @@ export function labClusterConfig(input: LabConfigInput): Record<string, unknown>
       allowPaused: true,
       flowWindowMs: flowWindowFor(pollIntervalMs),
     },
+    canary: { soakMs: input.canarySoakMs ?? 0 },
   };
 }
 

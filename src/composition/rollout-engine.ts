@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { resolveTarget } from "../config/resolve-target.js";
 import type { ClusterConfig } from "../config/schema.js";
 import type { ClusterReader } from "../connect/cluster-reader.js";
 import type { Clock } from "../core/clock.js";
@@ -70,6 +71,10 @@ export function createRolloutEngine(o: RolloutEngineOptions): RolloutService {
         logger: o.logger,
         approvals: o.approvals,
         workers: restartTargetsFor(cluster),
+        imageFor: (version: string) => {
+          const resolved = resolveTarget(cluster, version);
+          return resolved.kind === "ok" ? resolved.target.image : null;
+        },
         wording: AUDIT_WORDING,
         ...(onEvent === undefined ? {} : { onEvent }),
         ...(o.timeLimit === undefined ? {} : { timeLimit: o.timeLimit }),

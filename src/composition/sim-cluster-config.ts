@@ -11,6 +11,8 @@ export interface SimConfigInput {
   readonly quietPeriodMs?: number;
   /** The gate's stall threshold (default: the configuration's, 60 s). */
   readonly stallAfterMs?: number;
+  /** The canary soak after the first upgraded worker (default 0: a simulator's rollouts do not soak unless asked). */
+  readonly canarySoakMs?: number;
 }
 
 /** How long a poll interval's counters are watched to tell flowing tasks from idle ones: three polls, 1 s at least. */
@@ -36,5 +38,6 @@ export function simClusterConfig(input: SimConfigInput): Record<string, unknown>
       flowWindowMs: flowWindowFor(pollIntervalMs),
       ...(input.stallAfterMs === undefined ? {} : { stallAfterMs: input.stallAfterMs }),
     },
+    canary: { soakMs: input.canarySoakMs ?? 0 },
   };
 }

@@ -157,6 +157,30 @@ export const clusterSchema = z.strictObject({
         ),
     })
     .prefault({}),
+  canary: z
+    .strictObject({
+      soakMs: durationMs
+        .default(300_000)
+        .describe(
+          "how long the first upgraded worker runs beside the old ones before the next step; 0 = no soak",
+        ),
+      onRestart: z.boolean().default(false).describe("plain restarts soak too (they change no version)"),
+      minRateRatio: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.5)
+        .describe("the canary fails when its tasks' record rate is below this share of the old workers'"),
+      maxNewFailures: z
+        .number()
+        .int()
+        .min(0)
+        .default(0)
+        .describe(
+          "the canary fails when its tasks record more new record failures than this (and more per task)",
+        ),
+    })
+    .prefault({}),
   maxTasksPerWorker: z.number().int().min(1).optional(),
   requestTimeoutMs: durationMs.min(100).default(10_000),
   access: clusterAccessSchema.optional().describe("per-cluster override of slack access"),

@@ -9,16 +9,21 @@ import { connectorOfTask, type Member, type SimContext } from "./sim-context.js"
 const FAIL_ON_VERSION_KEY = "sim.fail.on.version";
 /** A connector's records per second per task (default: the cluster's `throughput`); 0 = idle. */
 const THROUGHPUT_KEY = "sim.throughput";
+/** On a worker of this version the connector's tasks run but move a tenth of their records (a slow version). */
+const SLOW_ON_VERSION_KEY = "sim.slow.on.version";
+const SLOW_VERSION_SHARE = 0.1;
 
-function flowOf(ctx: SimContext, key: string): { kind: "source" | "sink"; rate: number } {
+function flowOf(ctx: SimContext, key: string, member: Member): { kind: "source" | "sink"; rate: number } {
   const connector = ctx.connectors.get(connectorOfTask(key));
   const configured = Number(connector?.config[THROUGHPUT_KEY]);
   const rate = Number.isFinite(configured) && configured >= 0 ? configured : ctx.options.throughput;
-  return { kind: connector?.type ?? "source", rate };
+  const slowOn = connector?.config[SLOW_ON_VERSION_KEY];
+  const slow = slowOn !== undefined && versionMatches(member.worker.version, slowOn);
+  return { kind: connector?.type ?? "source", rate: slow ? rate * SLOW_VERSION_SHARE : rate };
 }
 
-function flowRunning(ctx: SimContext, key: string, at: number, fresh: boolean): void {
-  const { kind, rate } = flowOf(ctx, key);
+function flowRunning(ctx: SimContext, member: Member, key: string, at: number, fresh: boolean): void {
+  const { kind, rate } = flowOf(ctx, key, member);
   ctx.flow.running(key, kind, rate, at, fresh);
 }
 
@@ -69,7 +74,7 @@ function finishTaskStart(ctx: SimContext, member: Member, key: string, token: nu
     item.state = "PAUSED";
     ctx.status.putTask(key, { state: "PAUSED", workerId: worker.workerId, trace: null, generation });
     ctx.ledger.taskNotRunning(key, "PAUSED", worker.name, now);
-    flowRunning(ctx, key, now, true);
+    flowRunning(ctx, member, key, now, true);
     ctx.flow.halted(key, now, false);
     return;
   }
@@ -77,7 +82,7 @@ function finishTaskStart(ctx: SimContext, member: Member, key: string, token: nu
   item.runningSince = now;
   ctx.status.putTask(key, { state: "RUNNING", workerId: worker.workerId, trace: null, generation });
   ctx.ledger.taskRunning(key, worker.name, now);
-  flowRunning(ctx, key, now, true);
+  flowRunning(ctx, member, key, now, true);
 }
 
 function finishConnectorStart(ctx: SimContext, member: Member, name: string, token: number): void {
@@ -220,7 +225,7 @@ export function applyTargetState(ctx: SimContext, connectorName: string): void {
         item.state = "RUNNING";
         ctx.status.putTask(key, { state: "RUNNING", workerId, trace: null, generation });
         ctx.ledger.taskRunning(key, member.worker.name, now);
-        flowRunning(ctx, key, now, false);
+        flowRunning(ctx, member, key, now, false);
       }
     }
     const held = member.connectors.get(connectorName);

@@ -7,6 +7,7 @@ import type {
   WorkerSeen,
 } from "../core/rollout/approval-types.js";
 import type { GateReason } from "../core/settle/settle-types.js";
+import { canaryFiguresText, canaryFindingText } from "./canary-text.js";
 
 /**
  * The wording of approval prompts, from the facts core asks with: a one-sentence title and lines of detail, plain
@@ -53,6 +54,8 @@ function promptOf(f: ApprovalFacts): string {
       return `A restart of ${f.worker} was issued before a takeover but cannot be confirmed. Restart it again?`;
     case "task-restart":
       return `After restarting ${f.worker}, ${plural(f.tasks.length, "exactly-once task")} FAILED on a fencing error. Restart the failed tasks and keep waiting?`;
+    case "canary":
+      return `The canary ${f.worker} did worse on ${f.version} than the workers still on ${f.from ?? "the old version"}: ${f.findings[0] ? canaryFindingText(f.findings[0]) : "see below"}. ${f.from ? `Roll it back to ${f.from}, continue, or abort?` : "Continue, or abort?"}`;
     case "recently-started":
       return `${recentList(f)} started ${formatDuration(f.now - Math.max(...f.workers.map((w) => w.startedAt)))} ago, the others ${formatDuration(f.now - f.othersStartedAt)} ago: an interrupted rollout? Count ${f.workers.length === 1 ? "it" : "them"} as restarted (skip), or restart ${f.workers.length === 1 ? "it" : "them"} too?`;
   }
@@ -99,6 +102,16 @@ function detailsOf(f: ApprovalFacts): readonly string[] {
         ...f.tasks.map((t) => `${t.task} FAILED on ${t.workerId ?? "no worker"}: ${t.trace ?? "no trace"}`),
         "Restart the failed tasks: POST /connectors/{name}/tasks/{id}/restart for each, and the gate keeps waiting for them to commit a transaction; continue: the next worker anyway; abort: nothing more.",
         ...f.reasons.filter((r) => r.code !== "task-failed").map((r) => r.message),
+      ];
+    case "canary":
+      return [
+        ...f.findings.map(canaryFindingText),
+        ...(f.figures ? [canaryFiguresText(f.figures)] : []),
+        ...(f.from
+          ? [
+              `Roll back: ${f.worker} is restarted on ${f.from} through the same gate, no other worker is restarted, and the rollout ends failed. Continue: the next worker on ${f.version} anyway. Abort: nothing more; ${f.worker} stays on ${f.version}.`,
+            ]
+          : []),
       ];
     case "recently-started":
       return [

@@ -8,6 +8,7 @@ import type {
   StepNote,
   UnsettledStart,
 } from "../core/rollout/rollout-reasons.js";
+import { canaryFindingText } from "./canary-text.js";
 
 /**
  * The words for the facts core returns about a rollout (core/rollout/rollout-reasons.ts): why it finished, why a step
@@ -24,6 +25,8 @@ export function finishReasonText(reason: FinishReason): string {
       return "every worker already runs the target version; nothing to do";
     case "continued-unsettled":
       return `every worker was restarted, but ${reason.workers.join(", ")} continued without a passed settle gate (by approval)`;
+    case "canary-rolled-back":
+      return `the canary ${reason.worker} did worse than the old workers (${reason.findings.map(canaryFindingText).join("; ") || "no finding recorded"}) and was rolled back to ${reason.from}${reason.notRestarted.length > 0 ? `; not restarted: ${reason.notRestarted.join(", ")}` : ""}`;
     case "unsettled-at-end":
       return `every worker was restarted, but ${plural(reason.tasks.length, "task")} did not run on a live worker within ${formatDuration(reason.waitedMs)} after the last step (${taskList(reason.tasks)})`;
     case "connectors-unreadable":
@@ -135,6 +138,10 @@ export function stepNoteText(note: StepNote): string {
       return "rejoined inside the scheduled-delay window; the settle gate runs once the window's last worker is back";
     case "window-cut-short":
       return `the next worker would not be back before the window's deadline: the window ends here and ${plural(note.remaining, "remaining worker is", "remaining workers are")} grouped again`;
+    case "canary-rollback":
+      return `the canary, returned to ${note.version} after its soak failed`;
+    case "after-canary-rollback":
+      return `not restarted: the canary ${note.worker} failed its soak and was rolled back`;
   }
 }
 

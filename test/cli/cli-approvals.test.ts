@@ -39,6 +39,14 @@ const FACTS: Readonly<Record<ApprovalKind, ApprovalFacts>> = {
     othersStartedAt: Date.UTC(2026, 10, 28, 10, 0, 0),
     now: Date.UTC(2026, 11, 1, 10, 0, 40),
   },
+  canary: {
+    kind: "canary",
+    worker: "worker-1",
+    version: "3.7.1",
+    from: "3.6.1",
+    findings: [{ metric: "task-failed", tasks: ["orders/0"] }],
+    figures: null,
+  },
 };
 
 function approval(kind: ApprovalKind): PendingApproval {
@@ -69,6 +77,21 @@ describe("CLI approvals", () => {
       expect(d.by).toContain("--approve=restart");
     },
   );
+
+  it("--yes never rolls a failed canary back (a second restart): abort, naming --approve=canary, which rolls it back", async () => {
+    const asked: PendingApproval = { ...approval("canary"), options: ["rollback", "continue", "abort"] };
+    const d = await approvals({ kind: "all" }).wait(job, asked, new AbortController().signal);
+    expect(d.decision).toBe("abort");
+    expect(d.by).toContain("--approve=canary");
+    const parsed = parseApproveFlag("canary");
+    if (parsed.kind !== "ok") throw new Error(parsed.message);
+    const named = await approvals({ kind: "some", kinds: parsed.kinds }).wait(
+      job,
+      asked,
+      new AbortController().signal,
+    );
+    expect(named).toMatchObject({ decision: "rollback", by: "ops@vm (--approve=canary)" });
+  });
 
   it("--yes answers the other prompts with their go decision", async () => {
     for (const kind of ["eager-window", "slow-gate", "config-changed", "blocking-findings"] as const) {

@@ -60,6 +60,8 @@ function decisionText(record: ApprovalRecord): string {
       return `🔁 Restarted again by ${who} at ${at}`;
     case "continue-without":
       return `⏭️ Continued without it by ${who} at ${at}`;
+    case "rollback":
+      return `↩️ Rolled back by ${who} at ${at}`;
   }
 }
 
@@ -135,6 +137,19 @@ function decisionButton(state: RolloutState, approval: PendingApproval, decision
           title: "Continue without this worker?",
           text: `${where === "" ? "This step" : where.trim()} is skipped and its worker left as it is (not back). The next worker is restarted with one worker fewer, and the final report says it was not brought back.`,
           confirm: "Continue without it",
+          deny: "Cancel",
+        }),
+      });
+    case "rollback":
+      return button({
+        text: "Roll back this worker",
+        actionId: ActionId.RollBack,
+        value,
+        style: "primary",
+        confirm: confirmDialog({
+          title: "Roll this worker back?",
+          text: `${where === "" ? "The canary" : where.trim()}: the canary is restarted on the version it left, through the same settle gate; no other worker is restarted and the rollout ends failed.`,
+          confirm: "Roll back",
           deny: "Cancel",
         }),
       });

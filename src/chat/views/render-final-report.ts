@@ -193,6 +193,7 @@ function approvalText(record: ApprovalRecord): string {
     "restart-tasks": "failed tasks restarted",
     "restart-again": "restarted again",
     "continue-without": "continued without it",
+    rollback: "rolled back",
   }[record.decision];
   return `${approvalLabel(record.kind)}: ${verb} by ${mention(record.by)} at ${utcTime(record.at)}`;
 }

@@ -26,6 +26,7 @@ const APPROVAL_LABELS: Readonly<Record<ApprovalKind, string>> = {
   "restart-unconfirmed": "restart unconfirmed",
   "task-restart": "exactly-once tasks failed fencing",
   "recently-started": "workers started recently",
+  canary: "canary soak failed",
 };
 
 export function approvalLabel(kind: ApprovalKind): string {

@@ -32,8 +32,9 @@ Runs the rollout: one worker at a time, followers first and the group leader las
 settle gate. The Slack thread becomes lines on stdout (or JSON lines with --json, ending with a summary).
 
 Approvals: --yes answers every prompt with its "go" choice except the ones that may restart a worker a second
-time (a failed or unconfirmed restart): those need the named --approve=restart. --approve=KINDS answers only
-those kinds (blocking, eager, slow, gate-failed, config, restart, task-restart, continue-without). Other prompts
+time (a failed or unconfirmed restart: the named --approve=restart; a failed canary's rollback: --approve=canary).
+--approve=KINDS answers only those kinds (blocking, eager, slow, gate-failed, config, restart, task-restart,
+continue-without, canary). Other prompts
 are asked on a terminal; without a terminal they are answered "abort", so nothing risky happens unattended.
 
 A worker not back within gate.workerReturnMs asks: restart it again, continue without it, keep waiting or abort.

@@ -1,5 +1,6 @@
 import type { Finding } from "../plan/plan-types.js";
 import type { GateReason } from "../settle/settle-types.js";
+import type { CanaryFigures, CanaryFinding } from "./canary-types.js";
 
 /** Why a person is asked and what they decided: the approvals of the rollout state machine. */
 
@@ -14,7 +15,8 @@ export type Decision =
   | "continue"
   | "restart-tasks"
   | "restart-again"
-  | "continue-without";
+  | "continue-without"
+  | "rollback";
 
 /**
  * Why a person is asked:
@@ -26,7 +28,9 @@ export type Decision =
  * - `config-changed`: a connector's config or task count changed since the start (config freeze);
  * - `restart-failed`: the executor reported a failure;
  * - `restart-unconfirmed`: after a takeover, a restart was issued but cannot be confirmed;
- * - `task-restart`: the gate saw exactly-once tasks FAILED by a fencing error (their start could not fence).
+ * - `task-restart`: the gate saw exactly-once tasks FAILED by a fencing error (their start could not fence);
+ * - `canary`: the first upgraded worker's tasks did worse than the old workers' during the soak (`rollback` returns
+ *   it to the version it left, `continue` goes on with the rollout).
  */
 export type ApprovalKind =
   | "blocking-findings"
@@ -38,7 +42,8 @@ export type ApprovalKind =
   | "restart-failed"
   | "restart-unconfirmed"
   | "task-restart"
-  | "recently-started";
+  | "recently-started"
+  | "canary";
 
 /** What the cluster showed of a worker when a person was asked about it. */
 export type WorkerSeen =
@@ -114,6 +119,15 @@ export type ApprovalFacts =
       /** When the other workers' processes started (the latest of them). */
       readonly othersStartedAt: number;
       readonly now: number;
+    }
+  | {
+      readonly kind: "canary";
+      readonly worker: string;
+      /** The version it runs now (the target) and the one it left. */
+      readonly version: string;
+      readonly from: string | null;
+      readonly findings: readonly CanaryFinding[];
+      readonly figures: CanaryFigures | null;
     };
 
 const KIND_OF_FACTS: Readonly<Record<ApprovalFacts["kind"], ApprovalKind>> = {
@@ -127,6 +141,7 @@ const KIND_OF_FACTS: Readonly<Record<ApprovalFacts["kind"], ApprovalKind>> = {
   "restart-unconfirmed": "restart-unconfirmed",
   "task-restart": "task-restart",
   "recently-started": "recently-started",
+  canary: "canary",
 };
 
 /** The approval kind a prompt about these facts is (what `--approve` names and the decision options go by). */

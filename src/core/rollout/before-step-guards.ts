@@ -16,7 +16,16 @@ import {
   stepAt,
   updateStep,
 } from "./step-helpers.js";
-import { ask, emit, finish, isGranted, pauseAt, restartedSince, targetVersionFor } from "./transitions.js";
+import {
+  ask,
+  emit,
+  finish,
+  isGranted,
+  pauseAt,
+  restartedSince,
+  stepChangesVersion,
+  targetVersionFor,
+} from "./transitions.js";
 import { eagerWindowStart } from "./windows.js";
 
 /**
@@ -69,6 +78,20 @@ export function finishAfterLastStep(b: BeforeStep): GuardOutcome {
   if (stepAt(s, b.stepNo)) return pass(s);
   const continued = s.steps.filter((x) => x.status === "continued").map((x) => x.worker);
   const notBack = s.steps.filter((x) => x.note?.kind === "not-back").map((x) => x.worker);
+  if (s.canary?.verdict === "rolled-back") {
+    const back = s.steps[s.steps.length - 1];
+    return stop(
+      done(
+        finish(s, b.now, "failed", {
+          kind: "canary-rolled-back",
+          worker: s.canary.worker,
+          from: back?.toVersion ?? "",
+          findings: s.canary.findings,
+          notRestarted: s.steps.filter((x) => x.note?.kind === "after-canary-rollback").map((x) => x.worker),
+        }),
+      ),
+    );
+  }
   if (notBack.length > 0)
     return stop(done(finish(s, b.now, "failed", { kind: "not-brought-back", notBack, continued })));
   if (continued.length > 0)
@@ -149,10 +172,9 @@ function workerOnTarget(b: BeforeStep, step: StepRecord): WorkerSnapshot | null 
   const s = b.state;
   const worker = b.snapshot.workers.find((w) => w.name === step.worker);
   if (worker?.reachable !== true) return null;
-  const onTarget =
-    s.target.kind === "upgrade"
-      ? worker.version !== null && versionMatches(worker.version, s.target.version)
-      : startedSince(worker, step.attempts > 0 ? step.restartIssuedAt : restartedSince(s));
+  const onTarget = stepChangesVersion(s, step)
+    ? worker.version !== null && versionMatches(worker.version, targetVersionFor(s, step))
+    : startedSince(worker, step.attempts > 0 ? step.restartIssuedAt : restartedSince(s));
   return onTarget ? worker : null;
 }
 

@@ -14,6 +14,7 @@ import {
   skipWorkerOnTarget,
   waitForExactlyOnceLeader,
 } from "./before-step-guards.js";
+import { soakCanary } from "./canary.js";
 import { done, type PhaseResult } from "./phase-result.js";
 import type { RolloutState, StepRecord } from "./rollout-state.js";
 import { stepAt, updateStep } from "./step-helpers.js";
@@ -30,6 +31,7 @@ const ROLLOUT_GUARDS: readonly RolloutGuard[] = [applyPendingControl, finishAfte
 
 /** Then about the next step, in this order. */
 const STEP_GUARDS: readonly StepGuard[] = [
+  soakCanary,
   askAboutConfigChanges,
   gateRetryThatActed,
   skipWorkerOnTarget,

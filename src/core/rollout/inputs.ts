@@ -1,4 +1,5 @@
 import type { Decision, PendingApproval } from "./approval-types.js";
+import { onCanaryDecision } from "./canary.js";
 import { watchBack } from "./poll-cadence.js";
 import type { RolloutEffect, RolloutInput, Transition } from "./rollout-io.js";
 import type { Phase, ResumePoint, RolloutState, StepStatus } from "./rollout-state.js";
@@ -239,6 +240,8 @@ export function onDecision(
       return continueAnyway(decidedState, resume.step, by, now, decided);
     case "worker-return":
       return onWorkerReturnDecision(decidedState, p.approval, resume, decision, by, now, decided);
+    case "canary":
+      return onCanaryDecision(decidedState, resume.step, decision, decided);
   }
 }
 

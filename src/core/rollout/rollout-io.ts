@@ -2,6 +2,7 @@ import type { Plan } from "../plan/plan-types.js";
 import type { GateReason } from "../settle/settle-types.js";
 import type { ClusterSnapshot, WorkerSnapshot } from "../snapshot.js";
 import type { ApprovalRecord, Decision, PendingApproval } from "./approval-types.js";
+import type { CanaryFigures } from "./canary-types.js";
 import type { FinishReason, ReorderReason, SkipReason } from "./rollout-reasons.js";
 import type {
   RolloutResult,
@@ -111,6 +112,19 @@ export type RolloutEvent =
       readonly step: number;
       readonly worker: string;
       readonly reason: ReorderReason;
+    }
+  /** The canary (the first worker on the target) runs beside the old workers for `soakMs` before the next step. */
+  | {
+      readonly kind: "canary-soaking";
+      readonly step: number;
+      readonly worker: string;
+      readonly soakMs: number;
+    }
+  | {
+      readonly kind: "canary-passed";
+      readonly step: number;
+      readonly worker: string;
+      readonly figures: CanaryFigures;
     }
   | { readonly kind: "approval-requested"; readonly approval: PendingApproval }
   | { readonly kind: "approval-decided"; readonly approval: ApprovalRecord }

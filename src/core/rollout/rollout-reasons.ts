@@ -1,5 +1,6 @@
 import type { GateReason, TaskStateRef } from "../settle/settle-types.js";
 import type { ApprovalKind } from "./approval-types.js";
+import type { CanaryFinding } from "./canary-types.js";
 
 /**
  * Why a rollout finished, why a step was skipped or moved, what a step's note says: as facts. src/wording/reason-text.ts
@@ -32,6 +33,17 @@ export type FinishReason =
    * (`gate.failAfterMs`); a rerun that finds every worker restarted already waits here for the last restart's tasks.
    */
   | { readonly kind: "unsettled-at-end"; readonly tasks: readonly TaskStateRef[]; readonly waitedMs: number }
+  /**
+   * Failed: the canary did worse than the old workers during its soak (`findings`), and a person chose to roll it
+   * back: it was returned to `from`; the workers after it were not restarted.
+   */
+  | {
+      readonly kind: "canary-rolled-back";
+      readonly worker: string;
+      readonly from: string;
+      readonly findings: readonly CanaryFinding[];
+      readonly notRestarted: readonly string[];
+    }
   /** Failed at planning: no connector status could be read (`error`: the reader's, null when no worker answered). */
   | { readonly kind: "connectors-unreadable"; readonly cluster: string; readonly error: string | null }
   /** Failed at planning: the cluster did not settle within `waitedMs` of the start. */
@@ -99,4 +111,8 @@ export type StepNote =
   /** Back inside its pace window; the gate waits for the window's last worker. */
   | { readonly kind: "crossed-in-window" }
   /** The deadline cut its pace window short: it ends here, `remaining` workers are grouped again. */
-  | { readonly kind: "window-cut-short"; readonly remaining: number };
+  | { readonly kind: "window-cut-short"; readonly remaining: number }
+  /** The step that returns a failed canary to the version it left. */
+  | { readonly kind: "canary-rollback"; readonly version: string }
+  /** Not restarted: the canary failed its soak and was rolled back. */
+  | { readonly kind: "after-canary-rollback"; readonly worker: string };

@@ -4,6 +4,7 @@ import type { StableRun } from "../settle/stable-run.js";
 import type { FlowTrack } from "../settle/track-flow.js";
 import type { ClusterSnapshot } from "../snapshot.js";
 import type { ApprovalKind, ApprovalRecord, PendingApproval } from "./approval-types.js";
+import type { CanarySettings, CanaryTrack } from "./canary-types.js";
 import type { FinishReason, StepNote } from "./rollout-reasons.js";
 import type { WindowKey } from "./window-key.js";
 
@@ -60,6 +61,11 @@ export interface StepRecord {
   readonly dataFlow: StepDataFlow | null;
   /** The exactly-once source tasks this step restarted or moved (absent: none seen). */
   readonly exactlyOnce?: StepExactlyOnce;
+  /**
+   * The version this step puts its worker on when it is not the rollout's target: a failed canary's rollback step
+   * returns the canary to the version it left (absent: the target, or for a plain restart its own version).
+   */
+  readonly toVersion?: string;
 }
 
 /** What the gate saw of a step's exactly-once tasks: their first committed transaction and fencing failures. */
@@ -163,7 +169,9 @@ export type ResumePoint =
   | { readonly kind: "step-done"; readonly step: number }
   /** A worker not back within `workerReturnMs`: restarted again, skipped, or waited for again. */
   | { readonly kind: "worker-return"; readonly step: number; readonly baseline: Baseline }
-  | { readonly kind: "retry-restart"; readonly step: number; readonly baseline: Baseline | null };
+  | { readonly kind: "retry-restart"; readonly step: number; readonly baseline: Baseline | null }
+  /** A failed canary soak before `step`: roll the canary back, continue the rollout, or abort. */
+  | { readonly kind: "canary"; readonly step: number };
 
 export type RolloutResult = "succeeded" | "aborted" | "failed";
 
@@ -180,6 +188,8 @@ export interface RolloutSettings {
    * it or abort (`gate.workerReturnMs`); null: derived from the restart time learned so far (`workerReturnTimeoutMs`).
    */
   readonly workerReturnMs: number | null;
+  /** The canary soak after the first upgraded worker (`canary.*`); absent or null: no soak. */
+  readonly canary?: CanarySettings | null;
 }
 
 export interface RolloutState {
@@ -226,6 +236,8 @@ export interface RolloutState {
   readonly flow: FlowTrack;
   /** What each read of the cluster saw, oldest first, thinned as it grows (`recordTimeline`): the rollout's story in time. */
   readonly timeline: readonly TimelinePoint[];
+  /** The canary soak: begun once the first worker settled on the target (absent: not begun, or no soak). */
+  readonly canary?: CanaryTrack;
 }
 
 /** One read of the cluster, for the timeline. */

@@ -116,7 +116,13 @@ export function pauseAt(
 
 /** The version the step restarts its worker into: the target's, or (plain restart) the one it runs. */
 export function targetVersionFor(state: RolloutState, step: StepRecord): string {
+  if (step.toVersion !== undefined) return step.toVersion;
   return state.target.kind === "upgrade" ? state.target.version : (step.fromVersion ?? "");
+}
+
+/** The step changes its worker's version: an upgrade's step, or a step with a version of its own (a rollback). */
+export function stepChangesVersion(state: RolloutState, step: StepRecord): boolean {
+  return step.toVersion !== undefined || state.target.kind === "upgrade";
 }
 
 export function isGranted(s: RolloutState, kind: ApprovalKind, step: number): boolean {

@@ -5,7 +5,7 @@ import { watchBack } from "./poll-cadence.js";
 import type { Transition } from "./rollout-io.js";
 import type { Phase, RolloutState, StepRecord } from "./rollout-state.js";
 import { startedSince, stepAt, updateStep } from "./step-helpers.js";
-import { ask, stay, targetVersionFor, workerSeen } from "./transitions.js";
+import { ask, stay, stepChangesVersion, targetVersionFor, workerSeen } from "./transitions.js";
 import { workerReturnTimeoutMs } from "./worker-return.js";
 
 /**
@@ -26,7 +26,8 @@ function isBack(
   now: number,
 ): boolean {
   if (!w?.reachable) return false;
-  if (s.target.kind === "upgrade") return w.version !== null && versionMatches(w.version, s.target.version);
+  if (stepChangesVersion(s, step))
+    return w.version !== null && versionMatches(w.version, targetVersionFor(s, step));
   return seenDown || startedSince(w, step.restartIssuedAt) || now - since >= s.settings.expectedRestartMs;
 }
 

@@ -2,6 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { AppError, ErrorCode, toAppError } from "../../core/errors.js";
 import type { RolloutEffect, RolloutInput } from "../../core/rollout/rollout-io.js";
 import type { RolloutState } from "../../core/rollout/rollout-state.js";
+import { targetVersionFor } from "../../core/rollout/transitions.js";
 import type { ClusterSnapshot } from "../../core/snapshot.js";
 import { type RunContext, withStore } from "./run-context.js";
 import { timeLimitInput, untilTimeLimit } from "./time-limit.js";
@@ -113,15 +114,17 @@ async function restartWorker(
       mayHaveRun: false,
     };
   const step = state.steps[action.step - 1];
-  const version = state.target.kind === "upgrade" ? state.target.version : (step?.fromVersion ?? "");
+  const version = step ? targetVersionFor(state, step) : state.target.version;
+  // A step with a version of its own (a failed canary's rollback) sets that version's image, not the target's.
+  const image = step?.toVersion === undefined ? state.image : (deps.imageFor?.(step.toVersion) ?? null);
   ctx.log.info({ workerId: worker.workerId, step: action.step, stepId: action.stepId }, "restart issued");
   const watch = state.flow.visible ? watchWhileRestarting(ctx, state.settings.pollIntervalMs) : null;
   try {
     const receipt = await deps.restarter.restart({
       worker,
-      kind: state.target.kind,
+      kind: step?.toVersion === undefined ? state.target.kind : "upgrade",
       version,
-      image: state.image,
+      image,
       stepId: action.stepId,
       signal,
     });

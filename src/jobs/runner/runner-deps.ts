@@ -33,6 +33,8 @@ export interface RunnerDeps {
   readonly approvals: ApprovalSource;
   /** Worker addresses by name (what the executor needs). */
   readonly workers: ReadonlyMap<string, RestartTarget>;
+  /** The image the cluster's `versions` give a version (a rollback step's), or null when it names none. */
+  readonly imageFor?: (version: string) => string | null;
   readonly wording: AuditWording;
   /** Observers of events (the Slack thread reporter and Home tab, `connect-roll run`'s event lines). Must not throw or block. */
   readonly onEvent?: (event: RolloutEvent, state: RolloutState) => void;

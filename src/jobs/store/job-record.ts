@@ -72,6 +72,7 @@ const DECISIONS = [
   "restart-tasks",
   "restart-again",
   "continue-without",
+  "rollback",
 ] as const satisfies readonly Decision[];
 export const decisionRecordSchema = z.object({
   decision: z.enum(DECISIONS),

@@ -28,6 +28,7 @@ export const DECISION_OF_ACTION = {
   [ActionId.RestartTasks]: "restart-tasks",
   [ActionId.RestartAgain]: "restart-again",
   [ActionId.ContinueWithout]: "continue-without",
+  [ActionId.RollBack]: "rollback",
 } as const satisfies Record<ActionId, Decision>;
 
 /**

@@ -1,0 +1,121 @@
+import { type ClusterSnapshot, taskKey } from "../snapshot.js";
+import type {
+  CanaryCounter,
+  CanaryFigures,
+  CanaryFinding,
+  CanarySettings,
+  CanaryTrack,
+} from "./canary-types.js";
+
+/** Every task's data-flow counters in this read, with the worker that exported them, by task key. */
+export function canaryCounters(snapshot: ClusterSnapshot): Record<string, CanaryCounter> {
+  const counters: Record<string, CanaryCounter> = {};
+  for (const w of snapshot.workers) {
+    if (!w.reachable) continue;
+    for (const [task, r] of Object.entries(w.metrics?.taskFlow ?? {}))
+      counters[task] = { workerId: w.workerId, records: r.records, failures: r.failures };
+  }
+  return counters;
+}
+
+/** The canary's tasks FAILED in this read. */
+export function canaryTasksFailed(track: CanaryTrack, snapshot: ClusterSnapshot): string[] {
+  return (snapshot.connectors ?? []).flatMap((c) =>
+    c.tasks
+      .filter((t) => t.state === "FAILED" && t.workerId === track.workerId)
+      .map((t) => taskKey(c.name, t.id)),
+  );
+}
+
+/**
+ * The soak's figures from its start counters to this read: per task, the records and failures it added (a counter
+ * that went back counts from zero: the task restarted) on the worker it ran on at both reads (a moved task is not
+ * compared), the canary's tasks against those on `oldWorkerIds`; and what fails the canary under `settings`.
+ */
+export function measureCanary(
+  track: CanaryTrack,
+  snapshot: ClusterSnapshot,
+  oldWorkerIds: ReadonlySet<string>,
+  settings: CanarySettings,
+): { readonly figures: CanaryFigures; readonly findings: CanaryFinding[] } {
+  const seconds = Math.max(1, snapshot.readAt - track.startedAt) / 1000;
+  const canary: Measured[] = [];
+  const others: Measured[] = [];
+  for (const [task, end] of Object.entries(canaryCounters(snapshot))) {
+    const start = track.start[task];
+    if (start === undefined || start.workerId !== end.workerId) continue;
+    const added = (from: number, to: number) => (to >= from ? to - from : to);
+    const m: Measured = {
+      connector: task.slice(0, task.lastIndexOf("/")),
+      rate: added(start.records, end.records) / seconds,
+      failures: added(start.failures, end.failures),
+    };
+    if (end.workerId === track.workerId) canary.push(m);
+    else if (oldWorkerIds.has(end.workerId)) others.push(m);
+  }
+  const figures: CanaryFigures = {
+    soakMs: snapshot.readAt - track.startedAt,
+    canaryTasks: canary.length,
+    otherTasks: others.length,
+    canaryRate: median(canary.map((m) => m.rate)),
+    otherRate: median(others.map((m) => m.rate)),
+    rateRatio: rateRatio(canary, others),
+    canaryFailures: sum(canary.map((m) => m.failures)),
+    otherFailures: sum(others.map((m) => m.failures)),
+  };
+  const findings: CanaryFinding[] = [];
+  if (
+    figures.rateRatio !== null &&
+    figures.rateRatio < settings.minRateRatio &&
+    figures.canaryRate !== null &&
+    figures.otherRate !== null
+  )
+    findings.push({
+      metric: "record-rate",
+      canary: figures.canaryRate,
+      others: figures.otherRate,
+      ratio: figures.rateRatio,
+      minRatio: settings.minRateRatio,
+    });
+  const perTask = (n: number, tasks: number) => (tasks === 0 ? 0 : n / tasks);
+  if (
+    figures.canaryFailures > settings.maxNewFailures &&
+    perTask(figures.canaryFailures, figures.canaryTasks) > perTask(figures.otherFailures, figures.otherTasks)
+  )
+    findings.push({
+      metric: "record-failures",
+      canary: figures.canaryFailures,
+      others: figures.otherFailures,
+      canaryTasks: figures.canaryTasks,
+      otherTasks: figures.otherTasks,
+    });
+  return { figures, findings };
+}
+
+interface Measured {
+  readonly connector: string;
+  readonly rate: number;
+  readonly failures: number;
+}
+
+/** Connector by connector, the canary's median rate over the others'; the median of those shares. */
+function rateRatio(canary: readonly Measured[], others: readonly Measured[]): number | null {
+  const ratios: number[] = [];
+  for (const connector of new Set(canary.map((m) => m.connector))) {
+    const mine = median(canary.filter((m) => m.connector === connector).map((m) => m.rate));
+    const theirs = median(others.filter((m) => m.connector === connector).map((m) => m.rate));
+    if (mine !== null && theirs !== null && theirs > 0) ratios.push(mine / theirs);
+  }
+  return median(ratios);
+}
+
+function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? null) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
