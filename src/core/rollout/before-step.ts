@@ -19,6 +19,7 @@ import { done, type PhaseResult } from "./phase-result.js";
 import type { RolloutState, StepRecord } from "./rollout-state.js";
 import { stepAt, updateStep } from "./step-helpers.js";
 import { emit, finish, stay, targetVersionFor } from "./transitions.js";
+import { waitForUnreachableWorker } from "./unreachable-wait.js";
 import { enterWindowOf, windowKeyOf } from "./windows.js";
 
 /**
@@ -34,6 +35,7 @@ const STEP_GUARDS: readonly StepGuard[] = [
   soakCanary,
   askAboutConfigChanges,
   gateRetryThatActed,
+  waitForUnreachableWorker,
   skipWorkerOnTarget,
   restartLeaderLast,
   waitForExactlyOnceLeader,

@@ -66,6 +66,8 @@ export interface StepRecord {
    * returns the canary to the version it left (absent: the target, or for a plain restart its own version).
    */
   readonly toVersion?: string;
+  /** Since when its worker has not answered at its turn, before its first attempt (absent: it answers). */
+  readonly silentSince?: number;
 }
 
 /** What the gate saw of a step's exactly-once tasks: their first committed transaction and fencing failures. */

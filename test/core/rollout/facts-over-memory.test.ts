@@ -189,3 +189,36 @@ describe("decide: a rerun that finds every worker restarted already succeeds onl
     expect(d.restarts).toEqual([]);
   });
 });
+
+describe("decide: a worker that does not answer at its step may be restarting: it is given time first", () => {
+  const since = { ...RESTART, since: 1_000 };
+  const worker1Down = () => started({})().withWorker("worker-1", (w) => w.unreachable());
+
+  it("a rerun waits for it and skips it once it answers with a process started since: no second restart", () => {
+    const d = startDriver({ target: since, now: 5_000 });
+    d.read(5_000, worker1Down());
+    if (d.pending()?.kind === "blocking-findings") d.answer(5_500, "approve").read(5_500, worker1Down());
+    expect(d.restarts).toEqual([]);
+    expect(d.eventsOf("gate-waiting").at(-1)?.reasons[0]?.message).toBe(
+      "worker-1 does not answer (connection refused): it may be restarting; waiting up to 60s for it before restarting it",
+    );
+    d.read(15_000, worker1Down());
+    expect(d.restarts).toEqual([]);
+    d.read(25_000, started({ "worker-1": 20_000 })());
+    expect(d.eventsOf("step-skipped").map((e) => e.worker)).toEqual(["worker-1"]);
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-2"]);
+  });
+
+  it("one that stays silent for three expected restarts is restarted as planned", () => {
+    const d = startDriver({ target: since, now: 5_000 });
+    d.read(5_000, worker1Down());
+    if (d.pending()?.kind === "blocking-findings") d.answer(5_500, "approve").read(5_500, worker1Down());
+    d.read(40_000, worker1Down());
+    expect(d.restarts).toEqual([]);
+    d.read(66_000, worker1Down());
+    // Its version unknown, the plan cannot rule out an eager window: asked, as for any worker whose version is unread.
+    expect(d.pending()?.kind).toBe("eager-window");
+    d.answer(67_000, "approve").read(67_000, worker1Down());
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1"]);
+  });
+});
