@@ -33,6 +33,8 @@ export interface LabClusterInput {
   readonly throughput: number;
   /** What a task's start costs (the lab connectors sleep that long in `start`). */
   readonly taskStartMs: number;
+  /** A Kafka version on which the source tasks produce a tenth of `throughput`; null: none. */
+  readonly slowOnVersion: string | null;
   /** Connectors created exactly-once (sources `required`, sinks read_committed); null: at-least-once. */
   readonly exactlyOnce: LabExactlyOnce | null;
   /** Logged lines of interest, for diagnostics (default: none). */
@@ -207,6 +209,7 @@ export function createLabCluster(input: LabClusterInput): LabCluster {
         kind,
         throughput: input.throughput,
         taskStartMs: input.taskStartMs,
+        slowOnVersion: input.slowOnVersion,
         controlDir,
         topics: sources,
         exactlyOnce: input.exactlyOnce,

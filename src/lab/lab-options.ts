@@ -30,6 +30,8 @@ export interface LabOptions {
   readonly transactionIntervalMs?: number;
   /** What a task's start costs, ms (a task that opens a connection before it polls; default 0). */
   readonly taskStartMs?: number;
+  /** A Kafka version on which the source tasks produce a tenth of `throughput` (a slow release, for the canary). */
+  readonly slowOnVersion?: string;
   readonly delayMs?: number;
   readonly sessionTimeoutMs?: number;
   readonly controlPort?: number;

@@ -74,6 +74,8 @@ export interface LabConnectorSettings {
   /** Records per second per source task (0: idle). */
   readonly throughput: number;
   readonly taskStartMs: number;
+  /** A Kafka version on which source tasks produce a tenth of `throughput` (null or absent: none). */
+  readonly slowOnVersion?: string | null;
   /** Where a task finds the lab's stall files. */
   readonly controlDir: string;
   /** What a sink reads: the source connectors' topics (each writes to a topic of its name). */
@@ -128,6 +130,7 @@ export function labConnectorConfig(
     ...common,
     topic: name,
     throughput: String(settings.throughput),
+    ...(settings.slowOnVersion ? { "lab.slow.on.version": settings.slowOnVersion } : {}),
     "topic.creation.default.partitions": String(Math.max(1, tasksMax)),
     "topic.creation.default.replication.factor": "1",
     ...extra,

@@ -136,6 +136,7 @@ export async function startLab(options: LabOptions = {}): Promise<RunningLab> {
       exporterRules: exporterRulesFile(),
       throughput: options.throughput ?? 10,
       taskStartMs: options.taskStartMs ?? 0,
+      slowOnVersion: options.slowOnVersion ?? null,
       exactlyOnce:
         options.exactlyOnce === true
           ? {

@@ -74,6 +74,48 @@ describe("real rollouts on the lab", () => {
     }
   });
 
+  it("a slow release is caught at the canary and rolled back: the canary alone, twice; no other worker restarted", async () => {
+    const started = await startLabWithConfig(
+      {
+        kafka: "3.9.1",
+        brokerVersion: "4.1.1",
+        workers: 3,
+        connectors: 3,
+        tasksPerConnector: 2,
+        throughput: 20,
+        slowOnVersion: "4.1.1",
+        delayMs: 10_000,
+        sessionTimeoutMs: 6_000,
+      },
+      { canary: { soakMs: 20_000 } },
+    );
+    lab = started.lab;
+    const { code, events, stderr } = await runRollout(started.config, "4.1.1", [
+      "--approve=blocking,eager,slow,config,canary",
+    ]);
+    const summary = events.at(-1) as RolloutEventLine & { reason?: string };
+    expect(summary, stderr + JSON.stringify(events.slice(-4))).toMatchObject({
+      kind: "summary",
+      result: "failed",
+    });
+    expect(code).toBe(1);
+    const asked = events.find((e) => e.kind === "approval-requested") as
+      | (RolloutEventLine & { approval?: { kind: string; facts: { worker: string; findings: unknown[] } } })
+      | undefined;
+    expect(asked?.approval?.kind).toBe("canary");
+    const canary = asked?.approval?.facts.worker ?? "";
+    console.log(JSON.stringify({ scenario: "canary-slow-4.1.1", findings: asked?.approval?.facts.findings }));
+    expect(asked?.approval?.facts.findings).toMatchObject([{ metric: "record-rate" }]);
+    expect(summary.reason).toContain(`the canary ${canary} did worse than the old workers (record rate`);
+    expect(summary.reason).toContain("was rolled back to 3.9.1");
+    const after = await labState(lab);
+    expect(after.counters.restarts).toEqual(
+      Object.fromEntries(after.workers.map((w) => [w.name, w.name === canary ? 2 : 0])),
+    );
+    expect(after.workers.every((w) => w.version === "3.9.1" && w.state === "running")).toBe(true);
+    expect(after.tasks.every((t) => t.state === "RUNNING")).toBe(true);
+  });
+
   it("a plain restart on 4.1 with pace window: once per worker, leader last, no interruption on follower steps", async () => {
     const started = await startLabWithConfig(
       {

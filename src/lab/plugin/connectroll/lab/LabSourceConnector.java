@@ -17,6 +17,7 @@ public class LabSourceConnector extends SourceConnector {
   static final String TOPIC = "topic";
   static final String THROUGHPUT = "throughput";
   static final String TASK_START_MS = "lab.task.start.ms";
+  static final String SLOW_ON_VERSION = "lab.slow.on.version";
   private Map<String, String> props = new HashMap<>();
 
   @Override
@@ -54,6 +55,8 @@ public class LabSourceConnector extends SourceConnector {
         .define(TOPIC, ConfigDef.Type.STRING, ConfigDef.Importance.HIGH, "topic to produce to")
         .define(THROUGHPUT, ConfigDef.Type.INT, 10, ConfigDef.Importance.MEDIUM, "records per second per task (0: idle)")
         .define(TASK_START_MS, ConfigDef.Type.LONG, 0L, ConfigDef.Importance.LOW, "what a task's start costs, ms")
-        .define(LabControl.DIR, ConfigDef.Type.STRING, "", ConfigDef.Importance.LOW, "the lab's control folder");
+        .define(LabControl.DIR, ConfigDef.Type.STRING, "", ConfigDef.Importance.LOW, "the lab's control folder")
+        .define(SLOW_ON_VERSION, ConfigDef.Type.STRING, "", ConfigDef.Importance.LOW,
+            "on a worker of this Kafka version the tasks produce a tenth of the throughput");
   }
 }

@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.utils.AppInfoParser;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
@@ -43,6 +44,9 @@ public class LabSourceTask extends SourceTask {
     int throughput = Math.max(0, Integer.parseInt(props.getOrDefault(LabSourceConnector.THROUGHPUT, "10")));
     idle = throughput == 0;
     intervalMs = idle ? 1000 : Math.max(1, 1000 / throughput);
+    // A slow release, for the canary: on a worker of this version the task produces a tenth as much.
+    String slowOn = props.getOrDefault(LabSourceConnector.SLOW_ON_VERSION, "");
+    if (!slowOn.isEmpty() && slowOn.equals(AppInfoParser.getVersion())) intervalMs *= 10;
     control = new LabControl(props.get(LabControl.DIR), connector, task);
     // What a task that opens a connection before it polls costs at start (the thundering herd of a rebalance).
     long startMs = Long.parseLong(props.getOrDefault(LabSourceConnector.TASK_START_MS, "0"));
