@@ -15,7 +15,15 @@ import { ask, emit, finish } from "./transitions.js";
  * freeze. Blocking findings are asked about before step 1; otherwise step 1's checks run on this same read.
  */
 export function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: number): PhaseResult {
-  if (snapshot.connectors === null)
+  const waitMs = s.settings.gatePolicy.expectedSettleMs;
+  const readAgain = done({
+    state: s,
+    effects: [{ kind: "read-cluster", afterMs: s.settings.pollIntervalMs }],
+  });
+  // Connect's REST refusing for a moment (a worker restarting, a proxy reloading) is read again, as an unsettled
+  // start is; only a cluster whose connectors stay unreadable for the settle allowance is refused.
+  if (snapshot.connectors === null) {
+    if (now - s.startedAt < waitMs) return readAgain;
     return done(
       finish(s, now, "failed", {
         kind: "connectors-unreadable",
@@ -23,11 +31,7 @@ export function onPlanning(s: RolloutState, snapshot: ClusterSnapshot, now: numb
         error: snapshot.connectorsError ?? null,
       }),
     );
-  const waitMs = s.settings.gatePolicy.expectedSettleMs;
-  const readAgain = done({
-    state: s,
-    effects: [{ kind: "read-cluster", afterMs: s.settings.pollIntervalMs }],
-  });
+  }
   const unsettled = unsettledBaseline(snapshot);
   if (unsettled !== null && unsettled.kind !== "empty") {
     // A baseline taken while the cluster comes up (no connectors yet, tasks not started) would make every connector

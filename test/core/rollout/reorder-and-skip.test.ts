@@ -93,14 +93,25 @@ describe("decide: workers already on the target version", () => {
 });
 
 describe("decide: planning", () => {
-  it("connector statuses unreadable: finishes failed, nothing restarted", () => {
+  it("connector statuses unreadable: read again for the settle allowance, then finished failed, nothing restarted", () => {
     const d = startDriver().read(0, cluster().connectorsUnreadable("timeout"));
+    expect(d.state.phase).toEqual({ kind: "planning" });
+    d.read(30_000, cluster().connectorsUnreadable("timeout"));
+    expect(d.state.phase).toEqual({ kind: "planning" });
+    d.read(60_000, cluster().connectorsUnreadable("timeout"));
     expect(d.state.phase).toEqual({
       kind: "finished",
       result: "failed",
       reason: { kind: "connectors-unreadable", cluster: "prod", error: "timeout" },
     });
     expect(d.restarts).toEqual([]);
+  });
+
+  it("connector statuses unreadable for a moment (REST refusing): planned once they read", () => {
+    const d = startDriver().read(0, cluster().connectorsUnreadable("connection refused"));
+    d.read(10_000, cluster());
+    expect(d.state.steps.map((s) => s.worker)).toEqual(["worker-1", "worker-2", "worker-3"]);
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1"]);
   });
 });
 
