@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { abortCommand } from "./cli/commands/abort.js";
 import { configCheckCommand } from "./cli/commands/config-check.js";
 import { demoCommand } from "./cli/commands/demo.js";
+import { fleetRunCommand } from "./cli/commands/fleet.js";
 import { labCommand, labFetchCommand } from "./cli/commands/lab.js";
 import { labRestartWorkerCommand } from "./cli/commands/lab-restart-worker.js";
 import { planCommand } from "./cli/commands/plan.js";
@@ -38,6 +39,7 @@ const code = await runCli(
       serveCommand,
       runCommand,
       rollbackCommand,
+      fleetRunCommand,
       planCommand,
       simCommand,
       labCommand,

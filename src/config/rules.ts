@@ -233,8 +233,36 @@ const filesReadable: Rule = (config, _env, files) => {
   return out;
 };
 
+/** A fleet names configured clusters, each once. */
+const fleetRules: Rule = (config) => {
+  const out: Problem[] = [];
+  const known = Object.keys(config.clusters);
+  for (const [fleet, f] of Object.entries(config.fleets)) {
+    const seen = new Map<string, string>();
+    f.stages.forEach((stage, i) =>
+      stage.forEach((cluster, j) => {
+        const path = `fleets.${fleet}.stages[${i}][${j}]`;
+        if (!Object.hasOwn(config.clusters, cluster))
+          out.push(
+            err(
+              "fleet-cluster-known",
+              path,
+              `unknown cluster "${cluster}" (known: ${known.join(", ") || "none"})`,
+            ),
+          );
+        const before = seen.get(cluster);
+        if (before !== undefined)
+          out.push(err("fleet-cluster-once", path, `${cluster} is already in this fleet at ${before}`));
+        else seen.set(cluster, `stages[${i}][${j}]`);
+      }),
+    );
+  }
+  return out;
+};
+
 const RULES: readonly Rule[] = [
   uniqueWorkers,
+  fleetRules,
   executorAndAuthRules,
   versionRules,
   accessRules,

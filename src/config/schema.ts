@@ -207,14 +207,34 @@ const redisSchema = z.strictObject({
     .optional(),
 });
 
+/**
+ * A fleet: clusters rolled in stages from one command. Each stage's clusters roll at once, each in its own change
+ * window, with its own executor and lock; the next stage starts once every one of them succeeded and its data kept
+ * flowing for `soakBetweenMs`.
+ */
+const fleetSchema = z.strictObject({
+  stages: z.array(z.array(name).min(1)).min(1).describe("the clusters of each stage, in order"),
+  soakBetweenMs: durationMs
+    .default(600_000)
+    .describe(
+      "how long a stage's clusters must keep every task running and moving data before the next stage",
+    ),
+  approvals: z
+    .enum(["after-first", "every-stage", "none"])
+    .default("after-first")
+    .describe("which stages a person approves before they start (default: every stage after the first)"),
+});
+
 export const configSchema = z.strictObject({
   redis: redisSchema.optional(),
   slack: slackAccessSchema.prefault({}),
   clusters: z.record(name, clusterSchema),
+  fleets: z.record(name, fleetSchema).default({}),
 });
 
 export type Config = z.infer<typeof configSchema>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
+export type FleetConfig = z.infer<typeof fleetSchema>;
 export type WorkerConfig = z.infer<typeof workerSchema>;
 export type SlackAccessConfig = z.infer<typeof slackAccessSchema>;
 export type AccessList = z.infer<typeof accessSchema>;

@@ -1,0 +1,230 @@
+import { createInterface } from "node:readline/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createReaderFor } from "../../composition/compose-cluster.js";
+import { isWithinChangeWindow } from "../../config/change-window.js";
+import { formatProblem } from "../../config/config-problem.js";
+import { loadConfigFile } from "../../config/load-config.js";
+import type { Config, FleetConfig } from "../../config/schema.js";
+import { formatDuration } from "../../core/format-duration.js";
+import type { ClusterSnapshot } from "../../core/snapshot.js";
+import { accessOf } from "../../usecases/access.js";
+import { soakProblems, stageNeedsApproval } from "../../usecases/fleet-stages.js";
+import { clusterIo } from "../cluster-io.js";
+import { type CliCommand, type CliIo, ExitCode } from "../command.js";
+import { createRootLogger } from "../create-logger.js";
+import { oneLine } from "../one-line.js";
+import { runCommand, runRollout } from "./run.js";
+
+export const fleetRunCommand: CliCommand = {
+  name: "fleet run",
+  summary: "roll every cluster of a fleet to a version, stage by stage",
+  help: `Usage: connect-roll fleet run [--config FILE] FLEET VERSION [--yes | --approve=KINDS] [--json] [--pace PACE]
+       [--timeout D]
+
+Rolls the fleet's stages (fleets.FLEET.stages in the config) in order. The clusters of a stage roll at once, each
+exactly as \`connect-roll run CLUSTER VERSION\` would (its own change window, executor, lock, approvals and gate; its
+lines marked [cluster], or "cluster" in each --json line). A cluster outside its change window is waited for, not
+failed. The next stage starts only when every cluster of the stage succeeded and then kept every task running and
+its data moving for fleets.FLEET.soakBetweenMs. Stages after the first need an approval (fleets.FLEET.approvals):
+--approve=stage or --yes gives it, a terminal asks, and unattended without it the fleet stops before the stage.
+
+Running the same command again resumes a fleet that stopped: clusters already on the version finish at once
+(nothing to do), an interrupted cluster rollout resumes from its checkpoint (with Redis).
+
+Options: as for \`connect-roll run\`, with the approval kind \`stage\`; a cluster's prompts are never asked on the
+terminal (the flags answer them), and --timeout bounds each cluster's run.
+
+Exit codes: 0 every stage succeeded; 1 a cluster did not succeed, a soak failed, or a stage was not approved; 2 usage.`,
+  options: Object.fromEntries(
+    Object.entries(runCommand.options).filter(([name]) => name !== "since" && name !== "chart"),
+  ),
+  positionals: { min: 2, max: 2, names: ["FLEET", "VERSION"] },
+  run: runFleet,
+};
+
+async function runFleet(
+  values: Record<string, unknown>,
+  positionals: readonly string[],
+  io: CliIo,
+): Promise<number> {
+  const [name = "", target = ""] = positionals;
+  const loaded = await loadFleet(String(values.config), name, io);
+  if (loaded.kind === "error") return fail(io, loaded.message, loaded.code);
+  const { config, fleet } = loaded;
+  const json = values.json === true;
+  const say = (line: string, event: Record<string, unknown>) =>
+    io.stdout.write(
+      json ? `${JSON.stringify({ kind: "fleet", fleet: name, ...event })}\n` : `fleet ${name}: ${line}\n`,
+    );
+  const approve = typeof values.approve === "string" ? values.approve.split(",").map((s) => s.trim()) : [];
+  const stagesApproved = values.yes === true || approve.includes("stage");
+  const rest = approve.filter((k) => k !== "stage" && k !== "");
+  const clusterValues = { ...values, approve: rest.length > 0 ? rest.join(",") : undefined };
+  const finish = (result: "succeeded" | "failed", reason: string, code: number) => {
+    say(`${result}: ${reason}`, { event: "summary", result, reason });
+    return code;
+  };
+  for (const [i, stage] of fleet.stages.entries()) {
+    const label = `stage ${i + 1}/${fleet.stages.length} (${stage.join(", ")})`;
+    if (
+      stageNeedsApproval(fleet, i) &&
+      !stagesApproved &&
+      !(await askStage(io, `Start ${label} to ${target}?`))
+    )
+      return finish(
+        "failed",
+        `${label} was not approved (--approve=stage or --yes starts it); nothing of it ran`,
+        1,
+      );
+    say(`${label} to ${target}`, { event: "stage-started", stage: i + 1, clusters: stage });
+    const windows = await Promise.all(stage.map((c) => waitForWindow(config, c, io, say)));
+    const closed = stage.filter((_, j) => !windows[j]);
+    if (closed.length > 0) return finish("failed", `${closed.join(", ")}: no change window opens again`, 1);
+    const codes = await Promise.all(
+      stage.map((c) => runRollout(clusterValues, [c, target], clusterIo(io, c, json))),
+    );
+    const failed = stage.filter((_, j) => codes[j] !== ExitCode.Ok);
+    if (failed.length > 0)
+      return finish(
+        "failed",
+        `${label}: ${failed.map((c) => `${c} (exit ${codes[stage.indexOf(c)]})`).join(", ")} did not succeed; ${i + 1 < fleet.stages.length ? "later stages not started" : "no stage left"}`,
+        1,
+      );
+    say(`${label} succeeded`, { event: "stage-succeeded", stage: i + 1 });
+    if (i + 1 < fleet.stages.length && fleet.soakBetweenMs > 0) {
+      say(`${label}: soaking ${formatDuration(fleet.soakBetweenMs)} before the next stage`, {
+        event: "stage-soaking",
+        stage: i + 1,
+        soakMs: fleet.soakBetweenMs,
+      });
+      const problems = await soakStage(config, fleet, stage, io);
+      if (problems.length > 0)
+        return finish(
+          "failed",
+          `${label}: after the soak, ${problems.join("; ")}; later stages not started`,
+          1,
+        );
+    }
+  }
+  return finish("succeeded", `${fleet.stages.length} stages, every cluster on ${target}`, 0);
+}
+
+type Loaded =
+  | { readonly kind: "ok"; readonly config: Config; readonly fleet: FleetConfig }
+  | { readonly kind: "error"; readonly message: string; readonly code: number };
+
+async function loadFleet(file: string, name: string, io: CliIo): Promise<Loaded> {
+  try {
+    const parsed = await loadConfigFile(file, { env: io.env });
+    if (parsed.kind === "invalid") {
+      const first = parsed.problems.find((p) => p.severity === "error");
+      return {
+        kind: "error",
+        message: `${file} is not valid: ${first ? formatProblem(first) : "?"}`,
+        code: 1,
+      };
+    }
+    const fleet = parsed.config.fleets[name];
+    if (!fleet) {
+      const known = Object.keys(parsed.config.fleets);
+      return {
+        kind: "error",
+        message: `unknown fleet "${name}" in ${file} (known: ${known.join(", ") || "none; see fleets in the README"})`,
+        code: ExitCode.Usage,
+      };
+    }
+    return { kind: "ok", config: parsed.config, fleet };
+  } catch (e) {
+    return { kind: "error", message: (e as Error).message, code: 1 };
+  }
+}
+
+/** True once the cluster's change window is open (waiting for it, said once); false when none opens again. */
+async function waitForWindow(
+  config: Config,
+  cluster: string,
+  io: CliIo,
+  say: (line: string, event: Record<string, unknown>) => void,
+): Promise<boolean> {
+  const windows = accessOf(config, config.clusters[cluster]).changeWindows;
+  let told = false;
+  for (;;) {
+    const state = isWithinChangeWindow(windows, Date.now());
+    if (state.kind === "open") return true;
+    if (state.nextMs === null) return false;
+    if (!told)
+      say(`${cluster}: outside its change window; waiting until ${state.next}`, {
+        event: "cluster-waiting",
+        cluster,
+        next: state.next,
+      });
+    told = true;
+    await sleep(Math.min(60_000, Math.max(1_000, state.nextMs - Date.now())), undefined, {
+      signal: io.signal,
+    });
+  }
+}
+
+/**
+ * The stage's soak: two reads a flow window apart at its start and two at its end, `soakBetweenMs` apart; what went
+ * wrong, per cluster.
+ */
+async function soakStage(
+  config: Config,
+  fleet: FleetConfig,
+  stage: readonly string[],
+  io: CliIo,
+): Promise<string[]> {
+  const logger = createRootLogger({ level: "error", pretty: false });
+  const readers = stage.map((c) => {
+    const cluster = config.clusters[c];
+    if (!cluster) throw new Error(`unknown cluster ${c}`);
+    return {
+      name: c,
+      window: cluster.gate.flowWindowMs,
+      reader: createReaderFor({ name: c, cluster, env: io.env, logger }),
+    };
+  });
+  try {
+    const window = Math.min(Math.max(...readers.map((r) => r.window)), Math.floor(fleet.soakBetweenMs / 2));
+    const readAll = () => Promise.all(readers.map((r) => r.reader.read(io.signal)));
+    const pair = async (): Promise<[ClusterSnapshot, ClusterSnapshot][]> => {
+      const first = await readAll();
+      await sleep(window, undefined, { signal: io.signal });
+      const second = await readAll();
+      return first.map((s, j) => [s, second[j] ?? s]);
+    };
+    const begin = await pair();
+    await sleep(Math.max(0, fleet.soakBetweenMs - 2 * window), undefined, { signal: io.signal });
+    const end = await pair();
+    return readers.flatMap((r, j) => {
+      const b = begin[j];
+      const e = end[j];
+      return b && e ? soakProblems(b, e).map((p) => `${r.name}: ${p}`) : [];
+    });
+  } finally {
+    await Promise.all(readers.map((r) => r.reader.close()));
+  }
+}
+
+/** Asks on a terminal whether to start a stage; unattended (no terminal), it is not started. */
+async function askStage(io: CliIo, question: string): Promise<boolean> {
+  if (io.stdin.isTTY !== true) return false;
+  const rl = createInterface({ input: io.stdin, output: io.stderr });
+  try {
+    for (;;) {
+      const answer = (await rl.question(`${question} [approve/abort] `, { signal: io.signal }))
+        .trim()
+        .toLowerCase();
+      if (answer !== "" && "approve".startsWith(answer)) return true;
+      if (answer !== "" && "abort".startsWith(answer)) return false;
+    }
+  } finally {
+    rl.close();
+  }
+}
+
+function fail(io: CliIo, message: string, code: number): number {
+  io.stderr.write(`connect-roll fleet: ${oneLine(message)}\n`);
+  return code;
+}

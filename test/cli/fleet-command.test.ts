@@ -1,0 +1,148 @@
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { fleetRunCommand } from "../../src/cli/commands/fleet.js";
+import { runCli } from "../../src/cli/main.js";
+import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
+import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
+import { captureIo } from "../support/capture-io.js";
+import { waitFor } from "../support/wait-for.js";
+
+const program = { version: "0.0.0", commands: [fleetRunCommand] };
+const NAMES = ["staging", "prod-eu", "prod-us"] as const;
+const sims = new Map<string, RunningSim>();
+
+/** A config with the three simulated clusters and fleets over them; `failOn`: connectors of prod-eu fail there. */
+async function writeConfig(file: string, fleets: Record<string, unknown>): Promise<string> {
+  const clusters = Object.fromEntries(
+    [...sims].map(([name, sim]) => [
+      name,
+      simClusterConfig({
+        clusterName: name,
+        workers: sim.workers,
+        controlUrl: sim.controlUrl,
+        delayMs: 1_000,
+        restartMs: 200,
+        pollIntervalMs: 150,
+        quietPeriodMs: 200,
+        consecutivePolls: 2,
+      }),
+    ]),
+  );
+  const path = join(tmpdir(), `connect-roll-${file}-${process.pid}.yml`);
+  await writeFile(path, stringify({ clusters, fleets }));
+  return path;
+}
+
+beforeAll(async () => {
+  for (const [i, name] of NAMES.entries()) {
+    const sim = await startSim({
+      virtualTime: false,
+      workers: 3,
+      version: "3.6.1",
+      delayMs: 1_000,
+      restartMs: 200,
+      taskStartMs: 50,
+      rebalanceMs: 30,
+      connectors: 2,
+      tasksPerConnector: 2,
+      seed: 20 + i,
+    });
+    sims.set(name, sim);
+    await waitFor(`${name} running every task`, () => {
+      const s = sim.cluster.state();
+      return s.leader !== null && s.tasks.length > 0 && s.tasks.every((t) => t.state === "RUNNING");
+    });
+  }
+});
+afterAll(async () => {
+  for (const sim of sims.values()) await sim.close();
+});
+
+interface Line {
+  readonly kind: string;
+  readonly cluster?: string;
+  readonly fleet?: string;
+  readonly event?: string;
+  readonly stage?: number;
+  readonly result?: string;
+  readonly reason?: string;
+}
+
+async function fleet(config: string, args: readonly string[]) {
+  const io = captureIo({ LOG_LEVEL: "error" });
+  const code = await runCli(program, ["fleet", "run", "--config", config, ...args], io);
+  const lines = io
+    .out()
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Line);
+  return { code, lines, err: io.err() };
+}
+
+const restarts = () =>
+  Object.fromEntries(
+    [...sims].map(([n, s]) => [
+      n,
+      Object.values(s.cluster.state().counters.restarts).reduce((a, b) => a + b, 0),
+    ]),
+  );
+
+describe("connect-roll fleet run", () => {
+  it("stops before a stage that is not approved, unattended, with nothing of it run", async () => {
+    const config = await writeConfig("fleet-unapproved", {
+      rollout: { stages: [["staging"], ["prod-eu", "prod-us"]], soakBetweenMs: 0 },
+    });
+    const before = restarts();
+    const { code, lines } = await fleet(config, ["rollout", "v3.7.1", "--approve=blocking", "--json"]);
+    expect(code).toBe(1);
+    expect(lines.at(-1)).toMatchObject({ kind: "fleet", event: "summary", result: "failed" });
+    expect(lines.at(-1)?.reason).toBe(
+      "stage 2/2 (prod-eu, prod-us) was not approved (--approve=stage or --yes starts it); nothing of it ran",
+    );
+    const after = restarts();
+    expect(after["staging"]).toBe((before["staging"] ?? 0) + 3);
+    expect(after["prod-eu"]).toBe(before["prod-eu"]);
+    expect(after["prod-us"]).toBe(before["prod-us"]);
+  });
+
+  it("rolls 3 clusters in 2 stages: the second starts after the first succeeded and soaked; every worker once", async () => {
+    const config = await writeConfig("fleet-two-stages", {
+      rollout: { stages: [["staging"], ["prod-eu", "prod-us"]], soakBetweenMs: 2_000 },
+    });
+    const before = restarts();
+    const { code, lines, err } = await fleet(config, ["rollout", "v3.7.2", "--yes", "--json"]);
+    expect(lines.at(-1), err).toMatchObject({ kind: "fleet", event: "summary", result: "succeeded" });
+    expect(code).toBe(0);
+    const at = (pred: (l: Line) => boolean) => lines.findIndex(pred);
+    const stage1Done = at((l) => l.event === "stage-succeeded" && l.stage === 1);
+    const soaked = at((l) => l.event === "stage-soaking" && l.stage === 1);
+    const stage2 = at((l) => l.event === "stage-started" && l.stage === 2);
+    const firstProdRestart = at((l) => l.kind === "restart-issued" && l.cluster !== "staging");
+    const lastStagingLine = lines.map((l) => l.cluster).lastIndexOf("staging");
+    expect(lastStagingLine).toBeLessThan(stage1Done);
+    expect(stage1Done).toBeLessThan(soaked);
+    expect(soaked).toBeLessThan(stage2);
+    expect(stage2).toBeLessThan(firstProdRestart);
+    const summaries = lines.filter((l) => l.kind === "summary");
+    expect(summaries.map((s) => [s.cluster, s.result]).sort()).toEqual([
+      ["prod-eu", "succeeded"],
+      ["prod-us", "succeeded"],
+      ["staging", "succeeded"],
+    ]);
+    const after = restarts();
+    for (const n of NAMES) expect(after[n]).toBe((before[n] ?? 0) + 3);
+    for (const sim of sims.values())
+      expect(sim.cluster.state().workers.every((w) => w.version === "3.7.2")).toBe(true);
+  });
+
+  it("an unknown fleet is a usage error naming the known ones", async () => {
+    const config = await writeConfig("fleet-unknown", { rollout: { stages: [["staging"]] } });
+    const { code, err } = await fleet(config, ["nope", "v3.7.1"]);
+    expect(code).toBe(2);
+    expect(err).toMatch(/^connect-roll fleet: unknown fleet "nope" in .* \(known: rollout\)\n$/);
+  });
+});
