@@ -4,6 +4,7 @@ import { abortCommand } from "./cli/commands/abort.js";
 import { configCheckCommand } from "./cli/commands/config-check.js";
 import { demoCommand } from "./cli/commands/demo.js";
 import { fleetRunCommand } from "./cli/commands/fleet.js";
+import { fleetPlanCommand } from "./cli/commands/fleet-plan.js";
 import { labCommand, labFetchCommand } from "./cli/commands/lab.js";
 import { labRestartWorkerCommand } from "./cli/commands/lab-restart-worker.js";
 import { planCommand } from "./cli/commands/plan.js";
@@ -39,6 +40,7 @@ const code = await runCli(
       serveCommand,
       runCommand,
       rollbackCommand,
+      fleetPlanCommand,
       fleetRunCommand,
       planCommand,
       simCommand,

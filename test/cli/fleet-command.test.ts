@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { fleetRunCommand } from "../../src/cli/commands/fleet.js";
+import { fleetPlanCommand } from "../../src/cli/commands/fleet-plan.js";
 import { runCli } from "../../src/cli/main.js";
 import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
@@ -144,5 +145,28 @@ describe("connect-roll fleet run", () => {
     const { code, err } = await fleet(config, ["nope", "v3.7.1"]);
     expect(code).toBe(2);
     expect(err).toMatch(/^connect-roll fleet: unknown fleet "nope" in .* \(known: rollout\)\n$/);
+  });
+});
+
+describe("connect-roll fleet plan", () => {
+  it("prints every stage with its windows and approvals, then each cluster's plan, restarting nothing", async () => {
+    const config = await writeConfig("fleet-plan", {
+      rollout: { stages: [["staging"], ["prod-eu", "prod-us"]], soakBetweenMs: 60_000 },
+    });
+    const before = restarts();
+    const io = captureIo({ LOG_LEVEL: "error" });
+    const code = await runCli(
+      { version: "0.0.0", commands: [fleetPlanCommand] },
+      ["fleet", "plan", "--config", config, "rollout", "v3.9.1"],
+      io,
+    );
+    expect(code).toBe(0);
+    const out = io.out();
+    expect(out).toContain("fleet rollout: stage 1/2: staging (window open); then a 1m00s soak\n");
+    expect(out).toContain(
+      "fleet rollout: stage 2/2: prod-eu (window open), prod-us (window open); approved before it starts\n",
+    );
+    for (const n of NAMES) expect(out).toMatch(new RegExp(`^\\[${n}\\] `, "m"));
+    expect(restarts()).toEqual(before);
   });
 });

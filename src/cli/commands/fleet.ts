@@ -113,7 +113,7 @@ type Loaded =
   | { readonly kind: "ok"; readonly config: Config; readonly fleet: FleetConfig }
   | { readonly kind: "error"; readonly message: string; readonly code: number };
 
-async function loadFleet(file: string, name: string, io: CliIo): Promise<Loaded> {
+export async function loadFleet(file: string, name: string, io: CliIo): Promise<Loaded> {
   try {
     const parsed = await loadConfigFile(file, { env: io.env });
     if (parsed.kind === "invalid") {
