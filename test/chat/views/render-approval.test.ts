@@ -291,3 +291,65 @@ describe("the prompt about a worker not back within gate.workerReturnMs", () => 
     ]);
   });
 });
+
+describe("the prompt about a canary that did worse than the old workers", () => {
+  const c: Case = {
+    facts: {
+      kind: "canary",
+      worker: "connect-1",
+      version: "3.7.1",
+      from: "3.6.1",
+      findings: [{ metric: "record-rate", canary: 2, others: 20, ratio: 0.1, minRatio: 0.5 }],
+      figures: {
+        soakMs: 300 * SECOND,
+        canaryTasks: 4,
+        otherTasks: 8,
+        canaryRate: 2,
+        otherRate: 20,
+        rateRatio: 0.1,
+        canaryFailures: 0,
+        otherFailures: 0,
+      },
+    },
+    step: 2,
+    options: ["rollback", "continue", "abort"],
+  };
+
+  it("names the metric and both values, and offers Roll back this worker (confirmed), Continue and Abort", () => {
+    const { state, approval } = stateWith(c);
+    const message = renderApprovalPrompt(state, approval);
+    expect(limitViolations(message)).toEqual([]);
+    expect(blockText(message)).toContain(
+      "The canary connect-1 did worse on 3.7.1 than the workers still on 3.6.1: record rate 2.0/s per task vs 20.0/s on the old workers (0.10× the same connectors', below 0.50×). Roll it back to 3.6.1, continue, or abort?",
+    );
+    expect(blockText(message)).toContain(
+      "over 5m00s, 4 tasks on it at 2.0/s per task vs 20.0/s on 8 old (0.10×)",
+    );
+    const actions = message.blocks.find((b) => b.type === "actions");
+    if (actions?.type !== "actions") throw new Error("no actions block");
+    const buttons = actions.elements.flatMap((e) => (e.type === "button" ? [e] : []));
+    expect(buttons.map((b) => [b.action_id, b.text.text])).toEqual([
+      [ActionId.RollBack, "Roll back this worker"],
+      [ActionId.ContinueAnyway, "Continue anyway"],
+      [ActionId.Abort, "Abort"],
+    ]);
+    expect(buttons.map((b) => DECISION_OF_ACTION[b.action_id as ActionId])).toEqual(c.options);
+    expect(buttons[0]?.confirm?.text.text).toContain(
+      "no other worker is restarted and the rollout ends failed",
+    );
+  });
+
+  it("the decided prompt says who rolled it back", () => {
+    const { state, approval } = stateWith(c);
+    const m = renderApprovalDecided(state, approval, {
+      ...approval,
+      decision: "rollback",
+      by: "U2",
+      at: stepStart(2),
+    });
+    const last = m.blocks[m.blocks.length - 1];
+    expect(last?.type === "section" ? last.text?.text : "").toMatch(
+      /^↩️ Rolled back by <@U2> at \d\d:\d\d UTC$/,
+    );
+  });
+});
