@@ -20,7 +20,7 @@ export function chartWindows(state: RolloutState, spanMs: number): ChartWindow[]
       close();
       continue;
     }
-    const key = windowKeyOf(state, step.worker);
+    const key = windowKeyOf(state, step);
     if (key === null) {
       close();
       continue;

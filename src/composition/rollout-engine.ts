@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { resolveTarget } from "../config/resolve-target.js";
+import { argumentForReported, resolveTarget } from "../config/resolve-target.js";
 import type { ClusterConfig } from "../config/schema.js";
 import type { ClusterReader } from "../connect/cluster-reader.js";
 import type { Clock } from "../core/clock.js";
@@ -72,7 +72,7 @@ export function createRolloutEngine(o: RolloutEngineOptions): RolloutService {
         approvals: o.approvals,
         workers: restartTargetsFor(cluster),
         imageFor: (version: string) => {
-          const resolved = resolveTarget(cluster, version);
+          const resolved = resolveTarget(cluster, argumentForReported(cluster, version));
           return resolved.kind === "ok" ? resolved.target.image : null;
         },
         wording: AUDIT_WORDING,

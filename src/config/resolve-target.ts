@@ -1,4 +1,5 @@
 import type { RolloutTarget } from "../core/plan/plan-types.js";
+import { versionMatches } from "../core/version.js";
 import type { ClusterConfig } from "./schema.js";
 
 /**
@@ -77,4 +78,26 @@ export function resolveTarget(cluster: ClusterConfig, argument: string): Resolve
       message: `"${arg}" maps to the image "${image}", which is not a valid image reference`,
     };
   return { kind: "ok", target: { kind: "upgrade", argument: arg, version, image } };
+}
+
+/**
+ * The version argument that makes workers report `reported` on this cluster, the way a person would type it: the
+ * `versions.table` key whose `reports` matches it, else what the `versions.reports` template puts around
+ * `{version}` taken off, else `reported` itself. A rollback resolves the version a worker left through it, so the
+ * executor gets that version's image.
+ */
+export function argumentForReported(cluster: ClusterConfig, reported: string): string {
+  const entries = Object.entries(cluster.versions.table);
+  const entry =
+    entries.find(([, e]) => e.reports === reported) ??
+    entries.find(([, e]) => versionMatches(reported, e.reports));
+  if (entry) return entry[0];
+  const [before = "", after = ""] = cluster.versions.reports.split("{version}");
+  if (
+    cluster.versions.reports.includes("{version}") &&
+    reported.startsWith(before) &&
+    reported.endsWith(after)
+  )
+    return reported.slice(before.length, reported.length - after.length);
+  return reported;
 }

@@ -1,3 +1,4 @@
+import { argumentForReported } from "../config/resolve-target.js";
 import type { RollbackTarget } from "../core/plan/plan-types.js";
 import { rollbackOf } from "../core/rollout/rollback-of.js";
 import { isFinished } from "../jobs/store/job-record.js";
@@ -25,6 +26,8 @@ export interface FoundRollback {
   readonly rollback: RollbackTarget;
   /** The rollback itself was interrupted (its job is unfinished): running it again resumes it. */
   readonly resumes: boolean;
+  /** The version the workers reported before the rolled-back rollout (null: taken from an earlier rollback). */
+  readonly reported: string | null;
 }
 
 /**
@@ -40,12 +43,33 @@ export async function findRollback(
   const newest = [...jobs].sort((a, b) => b.createdAt - a.createdAt)[0];
   if (!newest) return refused({ kind: "no-rollback", cluster, why: { kind: "no-rollout" } });
   const state = rolloutStateOf(newest);
-  const interrupted = state.target.rollback;
-  if (!isFinished(newest.status) && interrupted)
-    return { kind: "found", argument: state.target.argument, rollback: interrupted, resumes: true };
+  const earlier = state.target.rollback;
+  if (!isFinished(newest.status) && earlier)
+    return {
+      kind: "found",
+      argument: state.target.argument,
+      rollback: earlier,
+      resumes: true,
+      reported: null,
+    };
+  // A rollback that did not succeed is asked for again, not undone: its workers still go back (those back are skipped).
+  if (earlier && newest.status !== "succeeded")
+    return {
+      kind: "found",
+      argument: state.target.argument,
+      rollback: earlier,
+      resumes: false,
+      reported: null,
+    };
   const plan = rollbackOf(state);
   if (plan.kind !== "rollback") return refused({ kind: "no-rollback", cluster, why: plan });
-  return { kind: "found", argument: `v${plan.version}`, rollback: plan.target, resumes: false };
+  return {
+    kind: "found",
+    argument: `v${plan.version}`,
+    rollback: plan.target,
+    resumes: false,
+    reported: plan.version,
+  };
 }
 
 /**
@@ -57,7 +81,13 @@ export async function checkRollbackRequest(
   request: Omit<RolloutRequest, "argument" | "since">,
   found: FoundRollback,
 ): Promise<RequestChecked> {
-  const checked = await checkRolloutRequest(policy, { ...request, argument: found.argument });
+  // The version the workers left, as this cluster's `versions` would have it typed (its table key, its template).
+  const cluster = policy.config.clusters[request.cluster];
+  const argument =
+    cluster && !found.resumes && found.reported !== null
+      ? argumentForReported(cluster, found.reported)
+      : found.argument;
+  const checked = await checkRolloutRequest(policy, { ...request, argument });
   if (checked.kind === "refused") return checked;
   const { rollout } = checked;
   return {

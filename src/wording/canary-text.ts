@@ -11,6 +11,10 @@ export function canaryFindingText(f: CanaryFinding): string {
       return `record rate ${rate(f.canary)} per task vs ${rate(f.others)} on the old workers (${ratio(f.ratio)} the same connectors', below ${ratio(f.minRatio)})`;
     case "record-failures":
       return `${plural(f.canary, "new record failure")} on its ${plural(f.canaryTasks, "task")} vs ${f.others} on the old workers' ${plural(f.otherTasks, "task")}`;
+    case "canary-down":
+      return "it does not answer on the new version";
+    case "tasks-lost":
+      return `${plural(f.tasks.length, "task")} it ran left it: ${f.tasks.slice(0, 5).join(", ")}${f.tasks.length > 5 ? ` and ${f.tasks.length - 5} more` : ""}`;
     case "task-failed":
       return `${plural(f.tasks.length, "task")} FAILED on it: ${f.tasks.slice(0, 5).join(", ")}${f.tasks.length > 5 ? ` and ${f.tasks.length - 5} more` : ""}`;
   }

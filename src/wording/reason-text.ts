@@ -26,7 +26,7 @@ export function finishReasonText(reason: FinishReason): string {
     case "continued-unsettled":
       return `every worker was restarted, but ${reason.workers.join(", ")} continued without a passed settle gate (by approval)`;
     case "canary-rolled-back":
-      return `the canary ${reason.worker} did worse than the old workers (${reason.findings.map(canaryFindingText).join("; ") || "no finding recorded"}) and was rolled back to ${reason.from}${reason.notRestarted.length > 0 ? `; not restarted: ${reason.notRestarted.join(", ")}` : ""}`;
+      return `the canary ${reason.worker} did worse than the old workers (${reason.findings.map(canaryFindingText).join("; ") || "no finding recorded"}) and was rolled back to ${reason.from}${reason.rolledBack.length > 1 ? ` with ${reason.rolledBack.filter((w) => w !== reason.worker).join(", ")}, which crossed with it` : ""}${reason.notRestarted.length > 0 ? `; not restarted: ${reason.notRestarted.join(", ")}` : ""}`;
     case "unsettled-at-end":
       return `every worker was restarted, but ${plural(reason.tasks.length, "task")} did not run on a live worker within ${formatDuration(reason.waitedMs)} after the last step (${taskList(reason.tasks)})`;
     case "connectors-unreadable":

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { rolloutSettingsFor } from "../../src/composition/compose-cluster.js";
 import { parseConfigText } from "../../src/config/load-config.js";
+import { argumentForReported, resolveTarget } from "../../src/config/resolve-target.js";
 import { oneWorkerCluster } from "./one-worker-cluster.js";
 
 describe("canary settings from the configuration file", () => {
@@ -48,5 +49,34 @@ describe("fleets in the configuration file", () => {
       ["fleets.all.stages[1][0]", "prod is already in this fleet at stages[0][0]"],
       ["fleets.all.stages[1][1]", 'unknown cluster "nope" (known: prod)'],
     ]);
+  });
+});
+
+describe("the argument that makes workers report a version (a rollback's)", () => {
+  const clusterWith = (versions: string) => {
+    const parsed = parseConfigText(oneWorkerCluster(versions));
+    if (parsed.kind !== "valid") throw new Error(parsed.problems.map((p) => p.message).join("; "));
+    const prod = parsed.config.clusters.prod;
+    if (!prod) throw new Error("no prod");
+    return prod;
+  };
+
+  it("is the table key whose reports match, the template's {version}, or the version itself", () => {
+    const table = clusterWith(`    versions:
+      table:
+        cp-7.5: { reports: "7.5.0-ccs", image: "acme/connect:7.5.0" }
+`);
+    expect(argumentForReported(table, "7.5.0-ccs")).toBe("cp-7.5");
+    const suffixed = clusterWith(`    versions:
+      accept: "^v?\\\\d+\\\\.\\\\d+\\\\.\\\\d+$"
+      reports: "{version}-ccs"
+      image: "acme/connect:{version}"
+`);
+    expect(argumentForReported(suffixed, "7.4.1-ccs")).toBe("7.4.1");
+    expect(resolveTarget(suffixed, argumentForReported(suffixed, "7.4.1-ccs"))).toMatchObject({
+      kind: "ok",
+      target: { version: "7.4.1-ccs", image: "acme/connect:7.4.1" },
+    });
+    expect(argumentForReported(clusterWith(""), "3.9.1")).toBe("3.9.1");
   });
 });

@@ -22,11 +22,7 @@ Exit codes: 0 every cluster planned; 1 a cluster could not be read or planned; 2
   run: planFleet,
 };
 
-async function planFleet(
-  values: ParsedValues,
-  positionals: readonly string[],
-  io: CliIo,
-): Promise<number> {
+async function planFleet(values: ParsedValues, positionals: readonly string[], io: CliIo): Promise<number> {
   const [name = "", target = ""] = positionals;
   const loaded = await loadFleet(String(values.config), name, io);
   if (loaded.kind === "error") {

@@ -77,12 +77,16 @@ async function runFleet(
         1,
       );
     say(`${label} to ${target}`, { event: "stage-started", stage: i + 1, clusters: stage });
-    const windows = await Promise.all(stage.map((c) => waitForWindow(config, c, io, say)));
-    const closed = stage.filter((_, j) => !windows[j]);
-    if (closed.length > 0) return finish("failed", `${closed.join(", ")}: no change window opens again`, 1);
+    // Each cluster waits for its own window and rolls as soon as it opens, not when the others' open.
     const codes = await Promise.all(
-      stage.map((c) => runRollout(clusterValues, [c, target], clusterIo(io, c, json))),
+      stage.map(async (c) =>
+        (await waitForWindow(config, c, io, say))
+          ? runRollout(clusterValues, [c, target], clusterIo(io, c, json))
+          : NO_WINDOW,
+      ),
     );
+    const closed = stage.filter((_, j) => codes[j] === NO_WINDOW);
+    if (closed.length > 0) return finish("failed", `${closed.join(", ")}: no change window opens again`, 1);
     const failed = stage.filter((_, j) => codes[j] !== ExitCode.Ok);
     if (failed.length > 0)
       return finish(
@@ -108,6 +112,9 @@ async function runFleet(
   }
   return finish("succeeded", `${fleet.stages.length} stages, every cluster on ${target}`, 0);
 }
+
+/** A cluster whose change windows never open again: not run. */
+const NO_WINDOW = -1;
 
 type Loaded =
   | { readonly kind: "ok"; readonly config: Config; readonly fleet: FleetConfig }
@@ -200,8 +207,13 @@ async function soakStage(
     return readers.flatMap((r, j) => {
       const b = begin[j];
       const e = end[j];
-      return b && e ? soakProblems(b, e).map((p) => `${r.name}: ${p}`) : [];
+      if (!b || !e) return [];
+      if (e[1].connectors === null) return [`${r.name}: its connectors could not be read at the soak's end`];
+      return soakProblems(b, e).map((p) => `${r.name}: ${p}`);
     });
+  } catch (e) {
+    if (io.signal.aborted) throw e;
+    return [`the soak's reads failed: ${(e as Error).message}`];
   } finally {
     await Promise.all(readers.map((r) => r.reader.close()));
   }

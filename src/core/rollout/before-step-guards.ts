@@ -79,7 +79,7 @@ export function finishAfterLastStep(b: BeforeStep): GuardOutcome {
   const continued = s.steps.filter((x) => x.status === "continued").map((x) => x.worker);
   const notBack = s.steps.filter((x) => x.note?.kind === "not-back").map((x) => x.worker);
   if (s.canary?.verdict === "rolled-back") {
-    const back = s.steps[s.steps.length - 1];
+    const back = s.steps.find((x) => x.toVersion !== undefined && x.worker === s.canary?.worker);
     return stop(
       done(
         finish(s, b.now, "failed", {
@@ -87,6 +87,7 @@ export function finishAfterLastStep(b: BeforeStep): GuardOutcome {
           worker: s.canary.worker,
           from: back?.toVersion ?? "",
           findings: s.canary.findings,
+          rolledBack: s.steps.filter((x) => x.toVersion !== undefined).map((x) => x.worker),
           notRestarted: s.steps.filter((x) => x.note?.kind === "after-canary-rollback").map((x) => x.worker),
         }),
       ),
@@ -280,7 +281,7 @@ export function waitForExactlyOnceLeader(b: BeforeStep, step: StepRecord): Guard
 /** Entering an eager window (every rebalance stop-the-world) is approved once, when the window opens. */
 export function askBeforeEagerWindow(b: BeforeStep, step: StepRecord): GuardOutcome {
   const s = b.state;
-  const windowStart = eagerWindowStart(s, step.worker);
+  const windowStart = eagerWindowStart(s, step);
   if (windowStart === null || isGranted(s, "eager-window", windowStart)) return pass(s);
   return stop(
     done(

@@ -1,3 +1,4 @@
+import { resolveLeader } from "../plan/resolve-leader.js";
 import { learnedFlow } from "../settle/assess-flow.js";
 import { captureBaseline } from "../settle/capture-baseline.js";
 import type { ClusterSnapshot } from "../snapshot.js";
@@ -71,6 +72,11 @@ function withVersionRead(b: BeforeStep, step: StepRecord): StepRecord {
   return version === null ? step : { ...step, fromVersion: version };
 }
 
+function leadsNow(snapshot: ClusterSnapshot, worker: string): boolean {
+  const leader = resolveLeader(snapshot);
+  return leader.kind === "known" && leader.worker === worker;
+}
+
 /**
  * The restart: the step's window opens (or the open one closes), the gate's baseline is captured (the window's
  * first read inside a window) and the runner is told to restart the worker.
@@ -80,7 +86,7 @@ function restartStep(b: BeforeStep, planned: StepRecord): PhaseResult {
   const step = withVersionRead(b, planned);
   const read = step === planned ? b.state : updateStep(b.state, stepNo, { fromVersion: step.fromVersion });
   const s = enterWindowOf(read, step, b.snapshot, now);
-  const key = windowKeyOf(s, step.worker);
+  const key = windowKeyOf(s, step);
   const open = key !== null ? s.openWindow : null;
   const eagerStep = key?.kind === "eager";
   const flow = open ? open.flow : learnedFlow(s.flow, now, s.settings.gatePolicy.flowWindowMs);
@@ -92,7 +98,8 @@ function restartStep(b: BeforeStep, planned: StepRecord): PhaseResult {
     // An eager group has no scheduled delay: every rebalance reassigns everything at once.
     delayMs: eagerStep ? 0 : s.settings.delayMs,
     sessionTimeoutMs: s.settings.sessionTimeoutMs,
-    isLeader: step.isLeader,
+    // A step added during the rollout (a canary's rollback) leads or not as this read says; planned steps as planned.
+    isLeader: step.toVersion === undefined ? step.isLeader : leadsNow(b.snapshot, step.worker),
     ...(open && open.deadline !== null ? { openWindowDeadline: open.deadline } : {}),
     flow,
   });

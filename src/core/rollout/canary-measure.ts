@@ -18,13 +18,38 @@ export function canaryCounters(snapshot: ClusterSnapshot): Record<string, Canary
   return counters;
 }
 
-/** The canary's tasks FAILED in this read. */
-export function canaryTasksFailed(track: CanaryTrack, snapshot: ClusterSnapshot): string[] {
+/** Every task FAILED in this read (on `workerId` only, when given). */
+export function failedTasks(snapshot: ClusterSnapshot, workerId: string | null = null): string[] {
   return (snapshot.connectors ?? []).flatMap((c) =>
     c.tasks
-      .filter((t) => t.state === "FAILED" && t.workerId === track.workerId)
+      .filter((t) => t.state === "FAILED" && (workerId === null || t.workerId === workerId))
       .map((t) => taskKey(c.name, t.id)),
   );
+}
+
+/** The canary's tasks FAILED in this read that were not FAILED when the soak began. */
+export function canaryTasksFailed(track: CanaryTrack, snapshot: ClusterSnapshot): string[] {
+  const before = new Set(track.failedAtStart ?? []);
+  return failedTasks(snapshot, track.workerId).filter((t) => !before.has(t));
+}
+
+/**
+ * What the read says of the canary itself at the soak's end: down (not answering, or not on the target), and the
+ * tasks it ran when the soak began that it no longer runs.
+ */
+export function canaryLost(
+  track: CanaryTrack,
+  snapshot: ClusterSnapshot,
+  onTarget: (reported: string) => boolean,
+): CanaryFinding[] {
+  const w = snapshot.workers.find((x) => x.workerId === track.workerId);
+  if (!w?.reachable || w.version === null || !onTarget(w.version)) return [{ metric: "canary-down" }];
+  const now = canaryCounters(snapshot);
+  const lost = Object.entries(track.start)
+    .filter(([task, c]) => c.workerId === track.workerId && now[task]?.workerId !== track.workerId)
+    .map(([task]) => task)
+    .sort();
+  return lost.length === 0 ? [] : [{ metric: "tasks-lost", tasks: lost }];
 }
 
 /**

@@ -56,7 +56,11 @@ export type CanaryFinding =
       readonly canaryTasks: number;
       readonly otherTasks: number;
     }
-  | { readonly metric: "task-failed"; readonly tasks: readonly string[] };
+  | { readonly metric: "task-failed"; readonly tasks: readonly string[] }
+  /** The canary does not answer on the target at the soak's end. */
+  | { readonly metric: "canary-down" }
+  /** Tasks the canary ran at the soak's start run elsewhere (or nowhere) at its end. */
+  | { readonly metric: "tasks-lost"; readonly tasks: readonly string[] };
 
 export interface CanaryTrack {
   /** The canary's step and worker. */
@@ -66,6 +70,8 @@ export interface CanaryTrack {
   readonly startedAt: number;
   /** Every task's counters when the soak began, by task key. */
   readonly start: Readonly<Record<string, CanaryCounter>>;
+  /** Tasks FAILED when the soak began: not the canary's doing (absent in a checkpoint from before it was kept). */
+  readonly failedAtStart?: readonly string[];
   /**
    * `soaking` until the soak ends; `passed`; `failed` while the prompt waits; `continued` past a failure by a person;
    * `rolled-back` once a person chose to return the canary to the version it left (the rollout ends failed).

@@ -1,7 +1,13 @@
 import { versionMatches } from "../version.js";
 import type { Decision } from "./approval-types.js";
 import type { BeforeStep, GuardOutcome } from "./before-step-guards.js";
-import { canaryCounters, canaryTasksFailed, measureCanary } from "./canary-measure.js";
+import {
+  canaryCounters,
+  canaryLost,
+  canaryTasksFailed,
+  failedTasks,
+  measureCanary,
+} from "./canary-measure.js";
 import type { CanaryFinding, CanarySettings, CanaryTrack } from "./canary-types.js";
 import type { RolloutEffect, Transition } from "./rollout-io.js";
 import type { RolloutState, StepRecord } from "./rollout-state.js";
@@ -20,8 +26,12 @@ export function soakCanary(b: BeforeStep, _step: StepRecord): GuardOutcome {
   if (settings === null) return pass(s);
   const track = s.canary ?? null;
   if (track === null) {
+    // The soak starts once a gate of its own has passed for the step before this one: never inside a pace or eager
+    // window (a step crossed inside one is settled before the window's gate).
+    const previous = stepAt(s, b.stepNo - 1);
+    const gated = previous?.status === "settled" && previous.note?.kind !== "crossed-in-window";
     const canary = s.steps.find((x) => x.status === "settled");
-    if (!canary || canary.step >= b.stepNo) return pass(s);
+    if (!gated || !canary || canary.step >= b.stepNo) return pass(s);
     const worker = b.snapshot.workers.find((w) => w.name === canary.worker);
     const started: CanaryTrack = {
       step: canary.step,
@@ -29,6 +39,7 @@ export function soakCanary(b: BeforeStep, _step: StepRecord): GuardOutcome {
       workerId: worker?.workerId ?? canary.workerId,
       startedAt: b.now,
       start: canaryCounters(b.snapshot),
+      failedAtStart: failedTasks(b.snapshot),
       verdict: "soaking",
       figures: null,
       findings: [],
@@ -45,8 +56,16 @@ export function soakCanary(b: BeforeStep, _step: StepRecord): GuardOutcome {
   if (failed.length === 0 && elapsed < settings.soakMs) return wait(s, settings.soakMs - elapsed);
   const old = oldWorkerIds(s, b);
   const measured = measureCanary(track, b.snapshot, old, settings);
-  const findings: CanaryFinding[] =
-    failed.length > 0 ? [{ metric: "task-failed", tasks: failed }, ...measured.findings] : measured.findings;
+  const lost = canaryLost(
+    track,
+    b.snapshot,
+    (v) => s.target.kind !== "upgrade" || versionMatches(v, s.target.version),
+  );
+  const findings: CanaryFinding[] = [
+    ...(failed.length > 0 ? [{ metric: "task-failed" as const, tasks: failed }] : []),
+    ...lost,
+    ...measured.findings,
+  ];
   if (findings.length === 0) {
     const passed: RolloutState = { ...s, canary: { ...track, verdict: "passed", figures: measured.figures } };
     return {
@@ -124,19 +143,29 @@ export function onCanaryDecision(
       status: "skipped",
       note: { kind: "after-canary-rollback", worker: track.worker },
     });
-  const back: StepRecord = {
+  // Every worker this rollout moved goes back, newest move first: the canary, and any that crossed with it in a window.
+  const moved = s.steps
+    .filter((x) => x.restartIssuedAt !== null && x.toVersion === undefined && x.fromVersion !== null)
+    .sort((a, c) => (c.restartIssuedAt ?? 0) - (a.restartIssuedAt ?? 0) || c.step - a.step);
+  const backSteps: StepRecord[] = moved.map((m, i) => ({
     ...pendingStep({
-      step: next.steps.length + 1,
-      worker: canary.worker,
-      workerId: track.workerId,
-      url: canary.url,
+      step: next.steps.length + 1 + i,
+      worker: m.worker,
+      workerId: m.workerId,
+      url: m.url,
       isLeader: false,
       fromVersion: s.target.version,
     }),
-    toVersion: canary.fromVersion,
-    note: { kind: "canary-rollback", version: canary.fromVersion },
-  };
-  return readNow({ ...next, steps: [...next.steps, back], phase: { kind: "before-step", step: back.step } });
+    toVersion: m.fromVersion ?? "",
+    note: { kind: "canary-rollback", version: m.fromVersion ?? "" },
+  }));
+  const first = backSteps[0];
+  if (!first) return stay(s);
+  return readNow({
+    ...next,
+    steps: [...next.steps, ...backSteps],
+    phase: { kind: "before-step", step: first.step },
+  });
 }
 
 /** The soak's settings for this rollout, or null: none configured, a soak of 0, a rollback, a plain restart unasked. */

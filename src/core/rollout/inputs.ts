@@ -175,7 +175,10 @@ export function onDecision(
       // An eager window is approved once for the whole window: the grant is recorded at its first step.
       const grantStep =
         resume.approved === "eager-window"
-          ? (eagerWindowStart(s, stepAt(s, resume.step)?.worker ?? "") ?? resume.step)
+          ? ((() => {
+              const asked = stepAt(s, resume.step);
+              return asked ? eagerWindowStart(s, asked) : null;
+            })() ?? resume.step)
           : resume.step;
       return readNow({
         ...decidedState,

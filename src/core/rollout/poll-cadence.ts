@@ -21,7 +21,7 @@ export const HELD_POLL_CAP_MS = 30_000;
  * normal interval.
  */
 export function backPollMs(s: RolloutState, step: StepRecord, now?: number): number {
-  const key = windowKeyOf(s, step.worker);
+  const key = windowKeyOf(s, step);
   if (key?.kind === "eager") return Math.max(500, Math.round(s.settings.pollIntervalMs / 10));
   if (key?.kind !== "pace") return s.settings.pollIntervalMs;
   const p = s.settings.planPolicy;
@@ -44,7 +44,7 @@ export function backPollMs(s: RolloutState, step: StepRecord, now?: number): num
  * an eager group's) start again elsewhere meanwhile, and only reads of every worker see when their data flows again.
  */
 export function watchBack(s: RolloutState, step: StepRecord, now?: number): RolloutEffect {
-  if (s.flow.visible && windowKeyOf(s, step.worker)?.kind !== "pace")
+  if (s.flow.visible && windowKeyOf(s, step)?.kind !== "pace")
     return { kind: "read-cluster", afterMs: backPollMs(s, step, now) };
   return {
     kind: "probe-worker",
@@ -74,7 +74,7 @@ export function settlePollMs(
   reasons: readonly GateReason[],
   now: number,
 ): number {
-  return windowKeyOf(s, step.worker)?.kind === "pace"
+  return windowKeyOf(s, step)?.kind === "pace"
     ? windowGatePollMs(s, step, reasons, now)
     : nextPollMs(s.settings.pollIntervalMs, reasons);
 }

@@ -36,8 +36,10 @@ export function rollbackOf(state: RolloutState): RollbackPlan | RollbackRefusal 
   if (state.target.kind !== "upgrade") return { kind: "not-an-upgrade", jobId };
   if (state.phase.kind !== "finished") return { kind: "not-finished", jobId, status: state.phase.kind };
   const to = state.target.version;
+  // A worker this rollout returned already (a failed canary's rollback step) is not a move to undo.
+  const returned = new Set(state.steps.filter((s) => s.toVersion !== undefined).map((s) => s.worker));
   const moved = state.steps
-    .filter((s) => s.restartIssuedAt !== null)
+    .filter((s) => s.restartIssuedAt !== null && s.toVersion === undefined && !returned.has(s.worker))
     .filter((s) => s.fromVersion === null || !versionMatches(s.fromVersion, to))
     .sort((a, b) => (b.restartIssuedAt ?? 0) - (a.restartIssuedAt ?? 0) || b.step - a.step);
   if (moved.length === 0) return { kind: "nothing-moved", jobId, version: to };

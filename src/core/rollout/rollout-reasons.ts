@@ -42,6 +42,8 @@ export type FinishReason =
       readonly worker: string;
       readonly from: string;
       readonly findings: readonly CanaryFinding[];
+      /** Every worker returned, newest move first (the canary, and any that crossed with it in a window). */
+      readonly rolledBack: readonly string[];
       readonly notRestarted: readonly string[];
     }
   /** Failed at planning: no connector status could be read (`error`: the reader's, null when no worker answered). */

@@ -18,8 +18,13 @@ import { eagerWindowKey, paceWindowKey, sameWindow, type WindowKey } from "./win
  * The window the worker's step belongs to: its eager window first (crossed promptly,
  * docs/connect-behaviour.md#leaving-eager), else its pace window; null when the step runs on its own.
  */
-export function windowKeyOf(s: RolloutState, worker: string): WindowKey | null {
-  const planStep = s.plan?.steps.find((p) => p.worker === worker);
+export function windowKeyOf(
+  s: RolloutState,
+  step: Pick<StepRecord, "worker" | "toVersion">,
+): WindowKey | null {
+  // A step of its own version (a failed canary's rollback) runs on its own, in no window of the plan.
+  if (step.toVersion !== undefined) return null;
+  const planStep = s.plan?.steps.find((p) => p.worker === step.worker);
   if (!planStep) return null;
   const eager = s.plan?.eagerWindows.find((w) => planStep.step >= w.fromStep && planStep.step <= w.toStep);
   if (eager) return eagerWindowKey(eager.fromStep);
@@ -27,8 +32,11 @@ export function windowKeyOf(s: RolloutState, worker: string): WindowKey | null {
 }
 
 /** The first step of the eager window the worker's step is in (its approval is granted there); null outside one. */
-export function eagerWindowStart(s: RolloutState, worker: string): number | null {
-  const key = windowKeyOf(s, worker);
+export function eagerWindowStart(
+  s: RolloutState,
+  step: Pick<StepRecord, "worker" | "toVersion">,
+): number | null {
+  const key = windowKeyOf(s, step);
   return key?.kind === "eager" ? key.fromStep : null;
 }
 
@@ -43,7 +51,7 @@ export function enterWindowOf(
   snapshot: ClusterSnapshot,
   now: number,
 ): RolloutState {
-  const key = windowKeyOf(s, step.worker);
+  const key = windowKeyOf(s, step);
   if (key === null) return s.openWindow ? { ...s, openWindow: null } : s;
   if (sameWindow(s.openWindow?.key ?? null, key)) return s;
   const deadline = key.kind === "eager" ? null : now + s.settings.delayMs;
@@ -64,10 +72,10 @@ export function windowContinuation(
   now: number,
 ): "continue" | "cut-short" | "gate" {
   const open = s.openWindow;
-  const key = windowKeyOf(s, step.worker);
+  const key = windowKeyOf(s, step);
   if (!open || !sameWindow(open.key, key)) return "gate";
   const next = stepAt(s, step.step + 1);
-  if (next?.status !== "pending" || !sameWindow(windowKeyOf(s, next.worker), key)) return "gate";
+  if (next?.status !== "pending" || !sameWindow(windowKeyOf(s, next), key)) return "gate";
   // The next worker already runs the target: it would be skipped, so the window's gate must run now.
   const nextWorker = snapshot.workers.find((w) => w.name === next.worker);
   if (

@@ -195,6 +195,36 @@ describe("decide: the canary soak after the first upgraded worker", () => {
     expect(e.pending()?.facts).toMatchObject({ findings: [{ metric: "task-failed", tasks: ["orders/0"] }] });
   });
 
+  it("a canary that lost its tasks, or is down at the soak's end, fails it; a task FAILED before the soak does not", () => {
+    const d = startDriver({ target: UPGRADE, now: 0, settings });
+    const t = firstStep(d, false);
+    const up = (at: number) => flowing(cluster("worker-1"), at);
+    const failedBefore = (at: number) =>
+      up(at).withConnector("clicks", (c) => c.task(1, "FAILED", "worker-1"));
+    d.read(t + 10_000, failedBefore(t + 10_000));
+    d.read(t + 20_000, failedBefore(t + 20_000));
+    expect(d.pending()).toBeUndefined();
+    // worker-1's orders tasks ran on worker-2 by the end (worker-1 crashed and came back holding less).
+    const moved = (at: number) =>
+      failedBefore(at)
+        .withConnector("orders", (c) => c.task(0, "RUNNING", "worker-2").task(3, "RUNNING", "worker-2"))
+        .withWorker("worker-1", (w) => w.withoutFlow("orders/0").withoutFlow("orders/3"))
+        .withWorker("worker-2", (w) => w.flow("orders/0", 1).flow("orders/3", 1));
+    d.read(t + 70_000, moved(t + 70_000));
+    expect(d.pending()?.facts).toMatchObject({
+      findings: [{ metric: "tasks-lost", tasks: ["orders/0", "orders/3"] }],
+    });
+
+    const e = startDriver({ target: UPGRADE, now: 0, settings });
+    const te = firstStep(e, false);
+    e.read(te + 10_000, up(te + 10_000));
+    e.read(
+      te + 70_000,
+      up(te + 70_000).withWorker("worker-1", (w) => w.unreachable()),
+    );
+    expect(e.pending()?.facts).toMatchObject({ findings: [{ metric: "canary-down" }] });
+  });
+
   it("does not soak a plain restart (unless canary.onRestart), a rollback, or with soakMs 0", () => {
     for (const [target, canary] of [
       [RESTART, CANARY],

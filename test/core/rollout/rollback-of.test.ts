@@ -103,3 +103,15 @@ describe("a rollback's plan and steps", () => {
     expect(d.restarts.map((r) => r.worker)).toEqual(["worker-3"]);
   });
 });
+
+describe("rollbackOf after a failed canary's rollback", () => {
+  it("a worker the rollout already returned is no move to undo", () => {
+    const base = finished(issued({ "worker-1": 10_000 }), UPGRADE, "failed");
+    const back = { ...base.steps[0], step: 4, toVersion: FROM, restartIssuedAt: 90_000 } as StepRecord;
+    expect(rollbackOf({ ...base, steps: [...base.steps, back] })).toEqual({
+      kind: "nothing-moved",
+      jobId: "job-1",
+      version: TO,
+    });
+  });
+});
