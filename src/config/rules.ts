@@ -239,8 +239,8 @@ const fleetRules: Rule = (config) => {
   const known = Object.keys(config.clusters);
   for (const [fleet, f] of Object.entries(config.fleets)) {
     const seen = new Map<string, string>();
-    f.stages.forEach((stage, i) =>
-      stage.forEach((cluster, j) => {
+    for (const [i, stage] of f.stages.entries()) {
+      for (const [j, cluster] of stage.entries()) {
         const path = `fleets.${fleet}.stages[${i}][${j}]`;
         if (!Object.hasOwn(config.clusters, cluster))
           out.push(
@@ -254,8 +254,8 @@ const fleetRules: Rule = (config) => {
         if (before !== undefined)
           out.push(err("fleet-cluster-once", path, `${cluster} is already in this fleet at ${before}`));
         else seen.set(cluster, `stages[${i}][${j}]`);
-      }),
-    );
+      }
+    }
   }
   return out;
 };

@@ -105,7 +105,7 @@ describe("connect-roll fleet run", () => {
       "stage 2/2 (prod-eu, prod-us) was not approved (--approve=stage or --yes starts it); nothing of it ran",
     );
     const after = restarts();
-    expect(after["staging"]).toBe((before["staging"] ?? 0) + 3);
+    expect(after.staging).toBe((before.staging ?? 0) + 3);
     expect(after["prod-eu"]).toBe(before["prod-eu"]);
     expect(after["prod-us"]).toBe(before["prod-us"]);
   });
