@@ -37,7 +37,7 @@ export interface ReplicaSetOptions {
 
 export interface ReplicaSet {
   readonly replicas: readonly Replica[];
-  /** Starts a killed replica again on its port (what Kubernetes does with a crashed pod); resolves once it is ready. */
+  /** Starts a killed replica again (what Kubernetes does with a crashed pod), on its port while that is free; resolves once it is ready. */
   respawn(id: string): Promise<void>;
   byId(id: string): Replica | undefined;
   /** Live, unfrozen replicas. */
@@ -67,22 +67,40 @@ export async function startReplicaSet(o: ReplicaSetOptions): Promise<ReplicaSet>
       },
       { timeoutMs: 30_000, intervalMs: 50 },
     );
+  // A port found free can be taken by another process (a parallel campaign) before the replica binds it: a replica
+  // that exits at start with EADDRINUSE is started again on another free port.
+  const startReady = async (id: string, firstPort: number, config: string): Promise<Replica> => {
+    let port = firstPort;
+    for (let attempt = 1; ; attempt++) {
+      const r = spawnOne(id, port, config);
+      try {
+        await ready(r);
+        return r;
+      } catch (err) {
+        r.kill();
+        await r.exited;
+        if (attempt >= 5 || !r.stderr().includes("EADDRINUSE")) throw err;
+        port = await freePort();
+      }
+    }
+  };
   const configs = new Map<string, string>();
-  const replicas = await Promise.all(
+  const started = await Promise.allSettled(
     Array.from({ length: o.count }, async (_, i) => {
       const id = `replica-${i + 1}`;
-      const port = await freePort();
       const config = join(tmpdir(), `connect-roll-chaos-${o.tag}-${id}-${process.pid}.yml`);
       await writeFile(config, stringify(o.configFor(id)));
       configs.set(id, config);
-      return spawnOne(id, port, config);
+      return startReady(id, await freePort(), config);
     }),
   );
-  try {
-    await Promise.all(replicas.map(ready));
-  } catch (err) {
+  const replicas: Replica[] = [];
+  for (const s of started) if (s.status === "fulfilled") replicas.push(s.value);
+  const failed = started.find((s) => s.status === "rejected");
+  if (failed !== undefined) {
     for (const r of replicas) r.kill();
-    throw err;
+    await Promise.all(replicas.map((r) => r.exited));
+    throw failed.reason;
   }
   return {
     replicas,
@@ -90,9 +108,7 @@ export async function startReplicaSet(o: ReplicaSetOptions): Promise<ReplicaSet>
       const index = replicas.findIndex((r) => r.id === id);
       const old = replicas[index];
       if (old === undefined || old.up()) return;
-      const fresh = spawnOne(id, old.port, configs.get(id) ?? "");
-      replicas[index] = fresh;
-      await ready(fresh);
+      replicas[index] = await startReady(id, old.port, configs.get(id) ?? "");
     },
     byId: (id) => replicas.find((r) => r.id === id),
     live: () => replicas.filter((r) => r.up() && !r.stopped()),
