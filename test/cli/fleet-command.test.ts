@@ -13,9 +13,12 @@ import { waitFor } from "../support/wait-for.js";
 
 const program = { version: "0.0.0", commands: [fleetRunCommand] };
 const NAMES = ["staging", "prod-eu", "prod-us"] as const;
+/** A cluster whose connectors produce a tenth as much on 3.7.3: its canary fails. */
+const BAD = "canary-bad";
+const SLOW = { "sim.slow.on.version": "3.7.3" };
 const sims = new Map<string, RunningSim>();
 
-/** A config with the three simulated clusters and fleets over them; `failOn`: connectors of prod-eu fail there. */
+/** A config with the simulated clusters and fleets over them; the canary-bad cluster soaks its canary for 2 s. */
 async function writeConfig(file: string, fleets: Record<string, unknown>): Promise<string> {
   const clusters = Object.fromEntries(
     [...sims].map(([name, sim]) => [
@@ -29,6 +32,7 @@ async function writeConfig(file: string, fleets: Record<string, unknown>): Promi
         pollIntervalMs: 150,
         quietPeriodMs: 200,
         consecutivePolls: 2,
+        ...(name === BAD ? { canarySoakMs: 2_000 } : {}),
       }),
     ]),
   );
@@ -52,11 +56,30 @@ beforeAll(async () => {
       seed: 20 + i,
     });
     sims.set(name, sim);
+  }
+  sims.set(
+    BAD,
+    await startSim({
+      virtualTime: false,
+      workers: 3,
+      version: "3.6.1",
+      delayMs: 1_000,
+      restartMs: 200,
+      taskStartMs: 50,
+      rebalanceMs: 30,
+      throughput: 100,
+      connectorSpecs: [
+        { name: "orders", type: "source", tasksMax: 3, config: SLOW },
+        { name: "clicks", type: "sink", tasksMax: 3, config: SLOW },
+      ],
+      seed: 29,
+    }),
+  );
+  for (const [name, sim] of sims)
     await waitFor(`${name} running every task`, () => {
       const s = sim.cluster.state();
       return s.leader !== null && s.tasks.length > 0 && s.tasks.every((t) => t.state === "RUNNING");
     });
-  }
 });
 afterAll(async () => {
   for (const sim of sims.values()) await sim.close();
@@ -136,8 +159,30 @@ describe("connect-roll fleet run", () => {
     ]);
     const after = restarts();
     for (const n of NAMES) expect(after[n]).toBe((before[n] ?? 0) + 3);
-    for (const sim of sims.values())
-      expect(sim.cluster.state().workers.every((w) => w.version === "3.7.2")).toBe(true);
+    for (const n of NAMES)
+      expect(
+        sims
+          .get(n)
+          ?.cluster.state()
+          .workers.every((w) => w.version === "3.7.2"),
+      ).toBe(true);
+  });
+
+  it("a cluster that fails its stage stops the fleet: no later stage starts", async () => {
+    const config = await writeConfig("fleet-bad-canary", {
+      rollout: { stages: [[BAD], ["prod-us"]], soakBetweenMs: 0 },
+    });
+    const before = restarts();
+    const { code, lines, err } = await fleet(config, ["rollout", "v3.7.3", "--yes", "--json"]);
+    expect(code, err).toBe(1);
+    expect(lines.find((l) => l.cluster === BAD && l.kind === "summary")?.result).not.toBe("succeeded");
+    const summary = lines.at(-1);
+    expect(summary).toMatchObject({ kind: "fleet", event: "summary", result: "failed" });
+    expect(summary?.reason).toContain(BAD);
+    expect(lines.some((l) => l.event === "stage-started" && l.stage === 2)).toBe(false);
+    const after = restarts();
+    expect(after["prod-us"]).toBe(before["prod-us"]);
+    expect(after[BAD]).toBe((before[BAD] ?? 0) + 1);
   });
 
   it("an unknown fleet is a usage error naming the known ones", async () => {
