@@ -10,6 +10,7 @@ import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
 import { waitFor } from "../support/wait-for.js";
+import { QUICK_SIM } from "./support/sim-config-file.js";
 
 const program = { version: "0.0.0", commands: [fleetRunCommand] };
 const NAMES = ["staging", "prod-eu", "prod-us"] as const;
@@ -44,13 +45,7 @@ async function writeConfig(file: string, fleets: Record<string, unknown>): Promi
 beforeAll(async () => {
   for (const [i, name] of NAMES.entries()) {
     const sim = await startSim({
-      virtualTime: false,
-      workers: 3,
-      version: "3.6.1",
-      delayMs: 1_000,
-      restartMs: 200,
-      taskStartMs: 50,
-      rebalanceMs: 30,
+      ...QUICK_SIM,
       connectors: 2,
       tasksPerConnector: 2,
       seed: 20 + i,
@@ -60,13 +55,7 @@ beforeAll(async () => {
   sims.set(
     BAD,
     await startSim({
-      virtualTime: false,
-      workers: 3,
-      version: "3.6.1",
-      delayMs: 1_000,
-      restartMs: 200,
-      taskStartMs: 50,
-      rebalanceMs: 30,
+      ...QUICK_SIM,
       throughput: 100,
       connectorSpecs: [
         { name: "orders", type: "source", tasksMax: 3, config: SLOW },

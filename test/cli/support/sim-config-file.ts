@@ -6,6 +6,17 @@ import { simClusterConfig } from "../../../src/composition/sim-cluster-config.js
 import { type RunningSim, type StartSimOptions, startSim } from "../../../src/sim/start-sim.js";
 import { waitFor } from "../../support/wait-for.js";
 
+/** A simulator in real time with 3 workers on 3.6.1 and Connect's timings cut to what a CLI test can wait for. */
+export const QUICK_SIM = {
+  virtualTime: false,
+  workers: 3,
+  version: "3.6.1",
+  delayMs: 1_000,
+  restartMs: 200,
+  taskStartMs: 50,
+  rebalanceMs: 30,
+} as const satisfies StartSimOptions;
+
 /**
  * A simulated cluster in real time that the CLI can roll quickly (1 s scheduled delay, 200 ms restarts, a gate of two
  * 150 ms polls after a 200 ms quiet period), and a config file naming it `sim`; resolves once every task runs.
@@ -16,16 +27,7 @@ export async function quickSimWithConfig(
   options: StartSimOptions,
   adjust: (cluster: Record<string, unknown>) => Record<string, unknown> = (cluster) => cluster,
 ): Promise<{ sim: RunningSim; config: string }> {
-  const sim = await startSim({
-    virtualTime: false,
-    workers: 3,
-    version: "3.6.1",
-    delayMs: 1_000,
-    restartMs: 200,
-    taskStartMs: 50,
-    rebalanceMs: 30,
-    ...options,
-  });
+  const sim = await startSim({ ...QUICK_SIM, ...options });
   const config = join(tmpdir(), `connect-roll-${name}-${process.pid}.yml`);
   const cluster = simClusterConfig({
     clusterName: "sim",
