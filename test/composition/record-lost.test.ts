@@ -81,6 +81,8 @@ describe("a rollout whose store forgot it (Redis restarted without persistence)"
     expect(result.outcome.kind).toBe("lock-lost");
     const stopped = events.find((e) => e.kind === "rollout-interrupted");
     expect(stopped).toMatchObject({ why: "record-lost" });
+    // Marked, so a replica that remembers the record leaves it lost: this thread proposes the rerun.
+    expect(await store.recordLostMarked("sim", result.outcome.state.jobId)).toBe(true);
     expect(Object.values(running.cluster.state().counters.restarts).reduce((a, b) => a + b, 0)).toBe(1);
   });
 });

@@ -32,6 +32,8 @@ export interface MemoryJobData {
   history: Map<string, string[]>;
   /** jobId → who claimed the posting of its final report, until when (`claimReport`) */
   reportClaims: Map<string, { owner: string; expiresAt: number }>;
+  /** [cluster, jobId] as JSON → until when a record-lost mark lives (`markRecordLost`) */
+  lostMarks: Map<string, number>;
   /** jobId → wake-up listeners of decision waiters */
   waiters: Map<string, Set<(approvalId: string) => void>>;
   auditSeq: number;
@@ -45,6 +47,7 @@ export function createMemoryJobData(): MemoryJobData {
     audit: new Map(),
     history: new Map(),
     reportClaims: new Map(),
+    lostMarks: new Map(),
     waiters: new Map(),
     auditSeq: 0,
   };

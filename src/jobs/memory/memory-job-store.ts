@@ -251,6 +251,13 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
       return true;
     },
 
+    async markRecordLost(cluster, jobId, ttlMs) {
+      data.lostMarks.set(JSON.stringify([cluster, jobId]), now() + ttlMs);
+    },
+    async recordLostMarked(cluster, jobId) {
+      return (data.lostMarks.get(JSON.stringify([cluster, jobId])) ?? 0) > now();
+    },
+
     async appendAudit(jobId, entry) {
       appendAuditSync(jobId, { id: nextAuditId(), ...auditEntrySchema.parse(entry) });
     },

@@ -212,6 +212,16 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
       );
     },
 
+    async markRecordLost(cluster, jobId, ttlMs) {
+      const key = keys.recordLost(cluster, jobId);
+      await call("markRecordLost", key, () => redis.set(key, "1", "PX", Math.max(1, Math.ceil(ttlMs))));
+    },
+
+    async recordLostMarked(cluster, jobId) {
+      const key = keys.recordLost(cluster, jobId);
+      return (await call("recordLostMarked", key, () => redis.exists(key))) === 1;
+    },
+
     appendAudit,
 
     async readAudit(jobId) {

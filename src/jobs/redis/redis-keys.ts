@@ -16,6 +16,7 @@
  * - `history:{<cluster>}`             list of finished-rollout summaries, newest first (capped)
  * - `report-claim:{<cluster>}:<id>`   string, the replica that claimed posting the job's final report (`SET NX PX`),
  *                                     expires with the claim
+ * - `record-lost:{<cluster>}:<id>`    string, set by a runner that found the job's record gone (`SET PX`), expires
  * The global indexes, each a single key (one slot), written before the job's own keys and never in a script:
  * - `clusters`                        set of connect-roll cluster names that have jobs
  * - `job-cluster`                     hash job id → cluster name (a job id alone finds its keys)
@@ -34,6 +35,7 @@ export interface RedisKeys {
   audit(cluster: string, jobId: string): string;
   history(cluster: string): string;
   reportClaim(cluster: string, jobId: string): string;
+  recordLost(cluster: string, jobId: string): string;
   clusters(): string;
   jobCluster(): string;
   decisionChannel(jobId: string): string;
@@ -54,6 +56,7 @@ export function createRedisKeys(prefix: string): RedisKeys {
     audit: (cluster, jobId) => `${prefix}audit:${tag(cluster)}:${jobId}`,
     history: (cluster) => `${prefix}history:${tag(cluster)}`,
     reportClaim: (cluster, jobId) => `${prefix}report-claim:${tag(cluster)}:${jobId}`,
+    recordLost: (cluster, jobId) => `${prefix}record-lost:${tag(cluster)}:${jobId}`,
     clusters: () => `${prefix}clusters`,
     jobCluster: () => `${prefix}job-cluster`,
     decisionChannel: (jobId) => `${prefix}decision:${jobId}`,

@@ -13,6 +13,8 @@ import type { Lease, LockHolder } from "../store/job-store.js";
 import { rolloutStateOf } from "../store/rollout-record.js";
 import type { RolloutServiceStore } from "../store/store-roles.js";
 import { createLockKeeper } from "./lock-keeper.js";
+import { createLostRecordGuard } from "./lost-record-guard.js";
+import { backgroundClock } from "./system-clock.js";
 import { runRollout } from "./runner.js";
 import type { RunnerDeps, RunOutcome } from "./runner-deps.js";
 
@@ -50,7 +52,8 @@ export interface RolloutService {
   start(request: StartRequest): Promise<StartOutcome>;
   /**
    * Takes over orphaned jobs (lease expired, job unfinished) and resumes them from their checkpoints; `filter`
-   * chooses which (default: all).
+   * chooses which (default: all). First writes back any unfinished record the store lost since an earlier call
+   * (lost-record-guard.ts), so that it is one of them.
    */
   resumeOrphans(
     filter?: (job: JobRecord) => boolean,
@@ -87,6 +90,16 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
   const runs = new Map<string, { controller: AbortController; done: Promise<RunOutcome> }>();
   /** Set by close(): no new run starts (a command or a sweep still in flight during shutdown). */
   let closed = false;
+  // Twice the lease: a live runner notices its record gone at its next renewal (a third of the lease) or when the
+  // lease runs out while the store restarts, and marks it lost well within that. Wall time, like the store's leases
+  // (the service's clock may be the simulator's virtual time).
+  const guard = createLostRecordGuard({
+    store,
+    now: () => backgroundClock.now(),
+    logger: options.logger,
+    owner,
+    graceMs: 2 * lockTtlMs,
+  });
 
   /**
    * Releases a lease on the way out, so an immediate rerun (or another replica) is not blocked by this process for a
@@ -222,6 +235,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
     async resumeOrphans(filter) {
       if (closed) return [];
       const taken: { job: JobRecord; done: Promise<RunOutcome> }[] = [];
+      await guard.sweep((id) => runs.has(id));
       for (const orphan of await store.findOrphans()) {
         if (runs.has(orphan.id) || (filter && !filter(orphan))) continue;
         try {

@@ -42,7 +42,7 @@ export async function runRollout(
       await withStore(ctx, () => checkpoint(ctx, t.state));
     } catch (e) {
       if (signal.aborted || isAppError(e, ErrorCode.LockLost)) return interrupted(ctx, t.state, e);
-      if (isAppError(e, ErrorCode.JobNotFound)) return recordGone(ctx, t.state, e);
+      if (isAppError(e, ErrorCode.JobNotFound)) return await recordGone(ctx, t.state, e);
       throw e;
     }
     await publish(ctx, t);
@@ -55,7 +55,7 @@ export async function runRollout(
       input = timeLimitInput(ctx) ?? (await perform(ctx, t.state, action));
     } catch (e) {
       if (signal.aborted) return interrupted(ctx, t.state, signal.reason);
-      if (isAppError(e, ErrorCode.JobNotFound)) return recordGone(ctx, t.state, e);
+      if (isAppError(e, ErrorCode.JobNotFound)) return await recordGone(ctx, t.state, e);
       throw e;
     }
     t = decide(t.state, input);
@@ -67,8 +67,12 @@ export async function runRollout(
  * `allkeys-*`): its lock went with it, so this runner can prove nothing and stops like on a lost lease. A rerun
  * learns from the cluster what is done (versions, process start times).
  */
-function recordGone(ctx: RunContext, state: RolloutState, cause: unknown): RunOutcome {
+async function recordGone(ctx: RunContext, state: RolloutState, cause: unknown): Promise<RunOutcome> {
   ctx.log.error({ err: cause }, "the job's record is gone from the store; stopping without further restarts");
+  // The mark tells a replica that remembers the record not to write it back: this thread proposes the rerun instead.
+  await bounded(ctx.deps.store.markRecordLost(ctx.record.cluster, ctx.record.id, RECORD_LOST_MARK_MS)).catch(
+    (err: unknown) => ctx.log.warn({ err }, "could not mark the record lost; another replica may restore it"),
+  );
   notify(ctx, {
     kind: "rollout-interrupted",
     why: "record-lost",
@@ -96,22 +100,29 @@ async function interrupted(ctx: RunContext, state: RolloutState, reason: unknown
 }
 
 const RECORD_CHECK_MS = 2_000;
+/** How long a record-lost mark lives: longer than any replica waits before it writes a vanished record back. */
+const RECORD_LOST_MARK_MS = 60 * 60_000;
 
-/** True only when the store answers that the job's record does not exist (not on a timeout or another error). */
-async function recordMissing(ctx: RunContext): Promise<boolean> {
+/** Resolves with the call's answer, or with "timeout" after RECORD_CHECK_MS. */
+async function bounded<T>(call: Promise<T>): Promise<T | "timeout"> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), RECORD_CHECK_MS);
   });
   try {
-    const answer = await Promise.race([
-      ctx.deps.store.loadJob(ctx.record.id).then(() => "found" as const),
-      timeout,
-    ]);
-    return answer !== "found" && answer !== "timeout";
-  } catch (e) {
-    return isAppError(e, ErrorCode.JobNotFound);
+    return await Promise.race([call, timeout]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** True only when the store answers that the job's record does not exist (not on a timeout or another error). */
+async function recordMissing(ctx: RunContext): Promise<boolean> {
+  try {
+    // Found, or no answer in time: not known to be missing.
+    await bounded(ctx.deps.store.loadJob(ctx.record.id));
+    return false;
+  } catch (e) {
+    return isAppError(e, ErrorCode.JobNotFound);
   }
 }

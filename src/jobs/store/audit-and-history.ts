@@ -13,6 +13,7 @@ export type KnownAuditAction =
   | "step-settled"
   | "lock-taken-over"
   | "lock-force-released"
+  | "record-restored"
   | "succeeded"
   | "failed";
 

@@ -145,6 +145,14 @@ export interface JobStore {
    * @throws AppError `job/not-found`.
    */
   claimReport(jobId: string, owner: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Marks that the runner of job `jobId` found its record gone from the store and told its thread so (record-lost),
+   * so that a replica which still remembers the record leaves it lost instead of writing it back. The mark needs no
+   * record and lapses `ttlMs` after it was set (the store's clock).
+   */
+  markRecordLost(cluster: string, jobId: string, ttlMs: number): Promise<void>;
+  /** True while a record-lost mark of the job is alive. */
+  recordLostMarked(cluster: string, jobId: string): Promise<boolean>;
 
   // Answers to approval prompts: first writer wins, waiters are woken.
   /**

@@ -14,7 +14,7 @@ export type LeaseRenewer = Pick<JobStore, "renewLock">;
  * The runner (jobs/runner/runner.ts): fenced checkpoints, reading the job's control requests back, audit lines.
  * Approvals reach it through its ApprovalSource, the lease through the keeper's signal.
  */
-export type RunnerStore = Pick<JobStore, "saveJob" | "loadJob" | "appendAudit">;
+export type RunnerStore = Pick<JobStore, "saveJob" | "loadJob" | "appendAudit" | "markRecordLost">;
 
 /**
  * The rollout service (jobs/runner/rollout-service.ts): takes and releases a cluster's lock, creates the job, finds
@@ -22,10 +22,20 @@ export type RunnerStore = Pick<JobStore, "saveJob" | "loadJob" | "appendAudit">;
  */
 export type RolloutServiceStore = RunnerStore &
   LeaseRenewer &
+  LostRecordStore &
   Pick<
     JobStore,
     "acquireLock" | "releaseLock" | "listJobs" | "createJob" | "findOrphans" | "takeOver" | "pushHistory"
   >;
+
+/**
+ * The lost-record guard (jobs/runner/lost-record-guard.ts): remembers unfinished records and writes back one the
+ * store lost (with its control request, thread and audit line) unless its runner marked it lost.
+ */
+export type LostRecordStore = Pick<
+  JobStore,
+  "listJobs" | "loadJob" | "recordLostMarked" | "createJob" | "requestControl" | "recordSlackMessages" | "appendAudit"
+>;
 
 /** An approval source that waits for people's answers (chat's slack-approval-source.ts). */
 export type ApprovalWaitStore = Pick<JobStore, "waitForDecision">;

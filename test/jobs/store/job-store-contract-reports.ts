@@ -8,7 +8,10 @@ import { type ContractContext, expectCode, type JobStoreHarness } from "./job-st
 /** A claim no test waits out. */
 const LONG_MS = 60_000;
 
-/** Claims on finished jobs' final reports: the one replica that posts a report no replica posted. */
+/**
+ * Claims on finished jobs' final reports (the one replica that posts a report no replica posted), and the marks of
+ * records a runner found gone (a replica that remembers the record then leaves it lost).
+ */
 export function reportClaimContract(t: ContractContext): void {
   let h: JobStoreHarness;
   let store: JobStore;
@@ -50,6 +53,19 @@ export function reportClaimContract(t: ContractContext): void {
       expect(await h.replica.claimReport(other.id, "bot-b", LONG_MS)).toBe(true);
       expect(await h.replica.loadJob(one.id)).toEqual(one);
       await expectCode(store.claimReport("nope", "bot-a", LONG_MS), ErrorCode.JobNotFound);
+    });
+  });
+
+  describe("record-lost marks", () => {
+    it("needs no record, is seen by every replica, is per job, and lapses after its ttl", async () => {
+      expect(await h.replica.recordLostMarked("prod", "gone-1")).toBe(false);
+      await store.markRecordLost("prod", "gone-1", 300);
+      await store.markRecordLost("prod", "gone-2", LONG_MS);
+      expect(await h.replica.recordLostMarked("prod", "gone-1")).toBe(true);
+      expect(await h.replica.recordLostMarked("prod", "gone-3")).toBe(false);
+      expect(await h.replica.recordLostMarked("stage", "gone-1")).toBe(false);
+      await waitFor("the first mark to lapse", async () => !(await h.replica.recordLostMarked("prod", "gone-1")));
+      expect(await store.recordLostMarked("prod", "gone-2")).toBe(true);
     });
   });
 }

@@ -1,0 +1,115 @@
+import type { Logger } from "pino";
+import { ErrorCode, isAppError } from "../../core/errors.js";
+import type { JobRecord } from "../store/job-record.js";
+import type { LostRecordStore } from "../store/store-roles.js";
+
+export interface LostRecordGuardOptions {
+  readonly store: LostRecordStore;
+  readonly now: () => number;
+  readonly logger: Logger;
+  /** This replica's id (the audit's actor). */
+  readonly owner: string;
+  /**
+   * How long a remembered record must stay missing before it is written back: longer than a live runner needs to
+   * notice its record gone (its next lease renewal) and mark it lost.
+   */
+  readonly graceMs: number;
+}
+
+export interface LostRecordGuard {
+  /**
+   * One pass: remembers the unfinished records the store holds now; writes back every remembered record that has
+   * been missing for `graceMs` without a record-lost mark, so the orphan sweep that follows takes it over. Returns
+   * the ids written back. `runningHere` names jobs this process runs: their own runner handles a vanished record.
+   */
+  sweep(runningHere: (jobId: string) => boolean): Promise<string[]>;
+}
+
+interface Remembered {
+  record: JobRecord;
+  /** When this replica first found the record missing, or null while it was there at the last pass. */
+  missingSince: number | null;
+}
+
+/**
+ * Keeps a rollout whose only copies were lost together from being lost silently: a Redis without persistence that
+ * restarts (or is flushed) within the lease of a lock holder that crashed at the same time takes both the record and
+ * the lease, and no replica would know there is a rollout to resume or report. Every replica remembers the unfinished
+ * records of its last sweep; one that vanishes is written back (as it was at that sweep) unless its runner is alive
+ * and said so in the thread (the record-lost mark). The replica that then takes it over resumes from facts: the
+ * cluster's versions and process start times say which steps are done, so an older checkpoint restarts nothing twice.
+ */
+export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuard {
+  const log = o.logger.child({ component: "lost-record-guard" });
+  const remembered = new Map<string, Remembered>();
+
+  /** True when the store answers that the record does not exist; null when it could not say. */
+  async function missing(id: string): Promise<boolean | null> {
+    try {
+      await o.store.loadJob(id);
+      return false;
+    } catch (err) {
+      if (isAppError(err, ErrorCode.JobNotFound)) return true;
+      log.warn({ err, jobId: id }, "could not read a remembered rollout record; trying at the next sweep");
+      return null;
+    }
+  }
+
+  async function writeBack(record: JobRecord, missingMs: number): Promise<void> {
+    const { control, messages } = record;
+    await o.store.createJob(record);
+    // Chat's control requests and the thread's message ts live beside the body: put them back too.
+    if (control?.abort) await o.store.requestControl(record.id, { action: "abort", by: control.by, at: control.at });
+    else if (control?.pause)
+      await o.store.requestControl(record.id, { action: "pause", by: control.by, at: control.at });
+    if (record.thread !== null || (messages !== undefined && Object.keys(messages).length > 0))
+      await o.store.recordSlackMessages(record.id, {
+        ...(record.thread === null ? {} : { thread: record.thread }),
+        ...(messages === undefined ? {} : { messages }),
+      });
+    await o.store.appendAudit(record.id, {
+      at: o.now(),
+      actor: `bot:${o.owner}`,
+      action: "record-restored",
+      detail: `the store lost job ${record.id} on ${record.cluster} (missing ${Math.round(missingMs / 1000)} s, no runner reported it); ${o.owner} wrote back its record as of its last sweep`,
+    });
+  }
+
+  return {
+    async sweep(runningHere) {
+      const unfinished = await o.store.listJobs({ unfinishedOnly: true });
+      const present = new Set(unfinished.map((job) => job.id));
+      const restored: string[] = [];
+      for (const [id, entry] of remembered) {
+        if (present.has(id) || runningHere(id)) continue;
+        const gone = await missing(id);
+        if (gone === null) continue;
+        // Still on record (finished since, most often): nothing to guard.
+        if (!gone) {
+          remembered.delete(id);
+          continue;
+        }
+        const at = o.now();
+        entry.missingSince ??= at;
+        if (at - entry.missingSince < o.graceMs) continue;
+        remembered.delete(id);
+        const { cluster } = entry.record;
+        if (await o.store.recordLostMarked(cluster, id)) {
+          log.info({ jobId: id, cluster }, "a vanished rollout record was reported lost by its runner; left lost");
+          continue;
+        }
+        try {
+          await writeBack(entry.record, at - entry.missingSince);
+        } catch (err) {
+          // A record written meanwhile (by another replica's guard) is not written twice.
+          log.warn({ err, jobId: id, cluster }, "could not write back a vanished rollout record");
+          continue;
+        }
+        log.warn({ jobId: id, cluster }, "the store lost an unfinished rollout record; written back to be resumed");
+        restored.push(id);
+      }
+      for (const record of unfinished) remembered.set(record.id, { record, missingSince: null });
+      return restored;
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import { createMemoryJobData, type MemoryJobData } from "../../../src/jobs/memory/memory-job-data.js";
+import { createMemoryJobStore } from "../../../src/jobs/memory/memory-job-store.js";
+import { createLostRecordGuard } from "../../../src/jobs/runner/lost-record-guard.js";
+import type { JobStore } from "../../../src/jobs/store/job-store.js";
+import { aJob } from "../store/job-fixtures.js";
+
+const logger = pino({ level: "silent" });
+const GRACE_MS = 4_000;
+
+/** Two replicas over one store, each with its own guard and a clock the test moves. */
+function world() {
+  const data = createMemoryJobData();
+  let now = 1_000_000;
+  const store = createMemoryJobStore({ data, now: () => now });
+  const guard = (owner: string) =>
+    createLostRecordGuard({ store, now: () => now, logger, owner, graceMs: GRACE_MS });
+  return {
+    data,
+    store,
+    guard,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+/** What a Redis restart without persistence does: every key is gone. */
+function emptyStore(data: MemoryJobData): void {
+  for (const map of [data.jobs, data.locks, data.fences, data.audit, data.history, data.reportClaims]) map.clear();
+}
+
+const nowhere = () => false;
+
+async function missing(store: JobStore, id: string): Promise<boolean> {
+  return store.loadJob(id).then(
+    () => false,
+    () => true,
+  );
+}
+
+describe("the lost-record guard", () => {
+  it("writes back an unfinished record the store lost, once it stayed missing for the grace, with its control, thread and an audit line", async () => {
+    const w = world();
+    const job = aJob({ owner: "bot-dead", fence: 7 });
+    await w.store.createJob(job);
+    await w.store.requestControl(job.id, { action: "pause", by: "U9", at: 5 });
+    await w.store.recordSlackMessages(job.id, { messages: { "step-1": "1700000000.000200" } });
+    const guard = w.guard("bot-b");
+    expect(await guard.sweep(nowhere)).toEqual([]);
+
+    emptyStore(w.data);
+    expect(await guard.sweep(nowhere)).toEqual([]);
+    w.advance(GRACE_MS - 1);
+    expect(await guard.sweep(nowhere)).toEqual([]);
+    expect(await missing(w.store, job.id)).toBe(true);
+    w.advance(1);
+    expect(await guard.sweep(nowhere)).toEqual([job.id]);
+
+    const back = await w.store.loadJob(job.id);
+    expect(back).toMatchObject({ id: job.id, status: "running", owner: "bot-dead", state: job.state });
+    expect(back.thread).toEqual(job.thread);
+    expect(back.messages).toEqual({ "step-1": "1700000000.000200" });
+    expect(back.control).toMatchObject({ pause: true, abort: false, by: "U9" });
+    const audit = await w.store.readAudit(job.id);
+    expect(audit.map((e) => e.action)).toEqual(["record-restored"]);
+    // Free to take over: the orphan sweep resumes it.
+    expect((await w.store.findOrphans()).map((j) => j.id)).toEqual([job.id]);
+  });
+
+  it("leaves a record lost when its runner marked it so (that runner told its thread to rerun)", async () => {
+    const w = world();
+    const job = aJob();
+    await w.store.createJob(job);
+    const guard = w.guard("bot-b");
+    await guard.sweep(nowhere);
+    emptyStore(w.data);
+    await w.store.markRecordLost(job.cluster, job.id, 60_000);
+    await guard.sweep(nowhere);
+    w.advance(GRACE_MS);
+    expect(await guard.sweep(nowhere)).toEqual([]);
+    expect(await missing(w.store, job.id)).toBe(true);
+    // And it is forgotten: later sweeps do not write it back either.
+    w.advance(GRACE_MS);
+    expect(await guard.sweep(nowhere)).toEqual([]);
+  });
+
+  it("forgets a record that finished (still on record), and one that came back before the grace ran out", async () => {
+    const w = world();
+    const finishing = aJob();
+    const blinking = aJob({ cluster: "stage" });
+    for (const job of [finishing, blinking]) await w.store.createJob(job);
+    const guard = w.guard("bot-b");
+    await guard.sweep(nowhere);
+    const lease = await w.store.acquireLock(finishing.cluster, { jobId: finishing.id, owner: "bot-a", ttlMs: 10_000 });
+    if (lease.kind !== "acquired") throw new Error("lock not acquired");
+    await w.store.saveJob(lease.lease, { ...finishing, status: "succeeded" });
+    const blinked = w.data.jobs.get(blinking.id);
+    w.data.jobs.delete(blinking.id);
+    await guard.sweep(nowhere);
+    if (blinked) w.data.jobs.set(blinking.id, blinked);
+    w.advance(GRACE_MS);
+    expect(await guard.sweep(nowhere)).toEqual([]);
+    expect((await w.store.loadJob(finishing.id)).status).toBe("succeeded");
+    expect(await w.store.readAudit(blinking.id)).toEqual([]);
+  });
+
+  it("does not touch a job this process runs (its own runner handles a vanished record)", async () => {
+    const w = world();
+    const job = aJob();
+    await w.store.createJob(job);
+    const guard = w.guard("bot-a");
+    await guard.sweep(nowhere);
+    emptyStore(w.data);
+    const mine = (id: string) => id === job.id;
+    await guard.sweep(mine);
+    w.advance(2 * GRACE_MS);
+    expect(await guard.sweep(mine)).toEqual([]);
+    expect(await missing(w.store, job.id)).toBe(true);
+  });
+
+  it("is written back once when two replicas' guards both remember it", async () => {
+    const w = world();
+    const job = aJob();
+    await w.store.createJob(job);
+    const [b, c] = [w.guard("bot-b"), w.guard("bot-c")];
+    await b.sweep(nowhere);
+    await c.sweep(nowhere);
+    emptyStore(w.data);
+    await b.sweep(nowhere);
+    await c.sweep(nowhere);
+    w.advance(GRACE_MS);
+    const restored = [...(await b.sweep(nowhere)), ...(await c.sweep(nowhere))];
+    expect(restored).toEqual([job.id]);
+    const audit = await w.store.readAudit(job.id);
+    expect(audit.filter((e) => e.action === "record-restored")).toHaveLength(1);
+  });
+});
