@@ -41,6 +41,7 @@ const E2E = [
   "test/composition/rollout-engine.test.ts",
   "test/composition/record-lost.test.ts",
   "test/chaos/chaos-campaign.test.ts",
+  "test/chaos/lost-record-replay.test.ts",
   "test/load/load.test.ts",
   "test/composition/data-flow-gate.test.ts",
   "test/bench/window-pace-e2e.test.ts",

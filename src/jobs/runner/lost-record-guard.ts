@@ -23,6 +23,8 @@ export interface LostRecordGuard {
    * the ids written back. `runningHere` names jobs this process runs: their own runner handles a vanished record.
    */
   sweep(runningHere: (jobId: string) => boolean): Promise<string[]>;
+  /** Forgets a job this process finished: it is never written back as unfinished by this replica. */
+  forget(jobId: string): void;
 }
 
 interface Remembered {
@@ -59,7 +61,8 @@ export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuar
     const { control, messages } = record;
     await o.store.createJob(record);
     // Chat's control requests and the thread's message ts live beside the body: put them back too.
-    if (control?.abort) await o.store.requestControl(record.id, { action: "abort", by: control.by, at: control.at });
+    if (control?.abort)
+      await o.store.requestControl(record.id, { action: "abort", by: control.by, at: control.at });
     else if (control?.pause)
       await o.store.requestControl(record.id, { action: "pause", by: control.by, at: control.at });
     if (record.thread !== null || (messages !== undefined && Object.keys(messages).length > 0))
@@ -95,7 +98,10 @@ export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuar
         remembered.delete(id);
         const { cluster } = entry.record;
         if (await o.store.recordLostMarked(cluster, id)) {
-          log.info({ jobId: id, cluster }, "a vanished rollout record was reported lost by its runner; left lost");
+          log.info(
+            { jobId: id, cluster },
+            "a vanished rollout record was reported lost by its runner; left lost",
+          );
           continue;
         }
         try {
@@ -105,11 +111,18 @@ export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuar
           log.warn({ err, jobId: id, cluster }, "could not write back a vanished rollout record");
           continue;
         }
-        log.warn({ jobId: id, cluster }, "the store lost an unfinished rollout record; written back to be resumed");
+        log.warn(
+          { jobId: id, cluster },
+          "the store lost an unfinished rollout record; written back to be resumed",
+        );
         restored.push(id);
       }
       for (const record of unfinished) remembered.set(record.id, { record, missingSince: null });
       return restored;
+    },
+
+    forget(jobId) {
+      remembered.delete(jobId);
     },
   };
 }

@@ -14,9 +14,9 @@ import { rolloutStateOf } from "../store/rollout-record.js";
 import type { RolloutServiceStore } from "../store/store-roles.js";
 import { createLockKeeper } from "./lock-keeper.js";
 import { createLostRecordGuard } from "./lost-record-guard.js";
-import { backgroundClock } from "./system-clock.js";
 import { runRollout } from "./runner.js";
 import type { RunnerDeps, RunOutcome } from "./runner-deps.js";
+import { backgroundClock } from "./system-clock.js";
 
 /** Per-cluster runner dependencies (reader, executor, approvals, observers), built by the composition root. */
 export type RunnerDepsFactory = (job: JobRecord) => RunnerDeps;
@@ -144,6 +144,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
       try {
         const outcome = await runRollout(deps, job, lease, signal, first);
         if (outcome.kind === "finished") {
+          guard.forget(job.id);
           const entry = historyEntry(job, outcome.state, clock.now());
           if (entry)
             await store

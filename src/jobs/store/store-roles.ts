@@ -34,7 +34,13 @@ export type RolloutServiceStore = RunnerStore &
  */
 export type LostRecordStore = Pick<
   JobStore,
-  "listJobs" | "loadJob" | "recordLostMarked" | "createJob" | "requestControl" | "recordSlackMessages" | "appendAudit"
+  | "listJobs"
+  | "loadJob"
+  | "recordLostMarked"
+  | "createJob"
+  | "requestControl"
+  | "recordSlackMessages"
+  | "appendAudit"
 >;
 
 /** An approval source that waits for people's answers (chat's slack-approval-source.ts). */

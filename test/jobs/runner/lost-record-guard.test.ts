@@ -28,7 +28,8 @@ function world() {
 
 /** What a Redis restart without persistence does: every key is gone. */
 function emptyStore(data: MemoryJobData): void {
-  for (const map of [data.jobs, data.locks, data.fences, data.audit, data.history, data.reportClaims]) map.clear();
+  for (const map of [data.jobs, data.locks, data.fences, data.audit, data.history, data.reportClaims])
+    map.clear();
 }
 
 const nowhere = () => false;
@@ -93,7 +94,11 @@ describe("the lost-record guard", () => {
     for (const job of [finishing, blinking]) await w.store.createJob(job);
     const guard = w.guard("bot-b");
     await guard.sweep(nowhere);
-    const lease = await w.store.acquireLock(finishing.cluster, { jobId: finishing.id, owner: "bot-a", ttlMs: 10_000 });
+    const lease = await w.store.acquireLock(finishing.cluster, {
+      jobId: finishing.id,
+      owner: "bot-a",
+      ttlMs: 10_000,
+    });
     if (lease.kind !== "acquired") throw new Error("lock not acquired");
     await w.store.saveJob(lease.lease, { ...finishing, status: "succeeded" });
     const blinked = w.data.jobs.get(blinking.id);
@@ -117,6 +122,20 @@ describe("the lost-record guard", () => {
     await guard.sweep(mine);
     w.advance(2 * GRACE_MS);
     expect(await guard.sweep(mine)).toEqual([]);
+    expect(await missing(w.store, job.id)).toBe(true);
+  });
+
+  it("never writes back a job this process finished and forgot, though Redis lost it before the next sweep", async () => {
+    const w = world();
+    const job = aJob();
+    await w.store.createJob(job);
+    const guard = w.guard("bot-a");
+    await guard.sweep(nowhere);
+    guard.forget(job.id);
+    emptyStore(w.data);
+    await guard.sweep(nowhere);
+    w.advance(GRACE_MS);
+    expect(await guard.sweep(nowhere)).toEqual([]);
     expect(await missing(w.store, job.id)).toBe(true);
   });
 

@@ -64,7 +64,10 @@ export function reportClaimContract(t: ContractContext): void {
       expect(await h.replica.recordLostMarked("prod", "gone-1")).toBe(true);
       expect(await h.replica.recordLostMarked("prod", "gone-3")).toBe(false);
       expect(await h.replica.recordLostMarked("stage", "gone-1")).toBe(false);
-      await waitFor("the first mark to lapse", async () => !(await h.replica.recordLostMarked("prod", "gone-1")));
+      await waitFor(
+        "the first mark to lapse",
+        async () => !(await h.replica.recordLostMarked("prod", "gone-1")),
+      );
       expect(await store.recordLostMarked("prod", "gone-2")).toBe(true);
     });
   });
