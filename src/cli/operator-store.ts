@@ -29,7 +29,8 @@ export interface OperatorStore {
 
 export type OpenResult = { kind: "ok"; value: OperatorStore } | { kind: "error"; message: string };
 
-function operatorName(): string {
+/** `user@host (cli)`: who runs a command, in audit lines and fleet records. */
+export function operatorName(): string {
   try {
     return `${userInfo().username}@${hostname()} (cli)`;
   } catch {

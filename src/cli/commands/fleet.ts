@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { createInterface } from "node:readline/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createReaderFor } from "../../composition/compose-cluster.js";
@@ -5,13 +6,18 @@ import { isWithinChangeWindow } from "../../config/change-window.js";
 import { formatProblem } from "../../config/config-problem.js";
 import { loadConfigFile } from "../../config/load-config.js";
 import type { Config, FleetConfig } from "../../config/schema.js";
+import { readEnv } from "../../config/env.js";
 import { formatDuration } from "../../core/format-duration.js";
+import { plural } from "../../core/plural.js";
 import type { ClusterSnapshot } from "../../core/snapshot.js";
 import { accessOf } from "../../usecases/access.js";
 import { soakProblems, stageNeedsApproval } from "../../usecases/fleet-stages.js";
 import { clusterIo } from "../cluster-io.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
+import { type FleetProgress, openFleetProgress } from "../fleet-progress.js";
+import { operatorName } from "../operator-store.js";
+import { openRunStore } from "../run-store.js";
 import { oneLine } from "../one-line.js";
 import { runCommand, runRollout } from "./run.js";
 
@@ -51,6 +57,53 @@ async function runFleet(
   const loaded = await loadFleet(String(values.config), name, io);
   if (loaded.kind === "error") return fail(io, loaded.message, loaded.code);
   const { config, fleet } = loaded;
+  let env: ReturnType<typeof readEnv>;
+  try {
+    env = readEnv(io.env);
+  } catch (e) {
+    return fail(io, (e as Error).message, ExitCode.Failed);
+  }
+  const logger = createRootLogger({ level: "error", pretty: false });
+  const opened = await openRunStore(io, env, config, logger);
+  if (opened.kind === "error") return fail(io, `the store could not be opened: ${opened.message}`, 1);
+  try {
+    const started = await openFleetProgress({
+      store: opened.store,
+      fleet: name,
+      stages: fleet.stages,
+      target,
+      requestedBy: operatorName(),
+      owner: `cli:${hostname()}:${process.pid}`,
+      lockTtlMs: env.CONNECT_ROLL_LOCK_TTL_MS,
+      logger,
+      signal: io.signal,
+      warn: (line) => io.stderr.write(`connect-roll fleet: WARNING: ${oneLine(line)}\n`),
+    });
+    if (started.kind === "busy") return fail(io, started.message, 1);
+    const progress = started.progress;
+    try {
+      return await rollStages({ values, io, config, fleet, name, target, progress });
+    } finally {
+      await progress.close();
+    }
+  } finally {
+    opened.redis?.disconnect();
+  }
+}
+
+interface FleetRun {
+  readonly values: Record<string, unknown>;
+  readonly io: CliIo;
+  readonly config: Config;
+  readonly fleet: FleetConfig;
+  readonly name: string;
+  readonly target: string;
+  readonly progress: FleetProgress;
+}
+
+/** The fleet's stages in order from the first not done, each recorded as it goes; the exit code. */
+async function rollStages(r: FleetRun): Promise<number> {
+  const { values, io, config, fleet, name, target, progress } = r;
   const json = values.json === true;
   const say = (line: string, event: Record<string, unknown>) =>
     io.stdout.write(
@@ -60,55 +113,95 @@ async function runFleet(
   const stagesApproved = values.yes === true || approve.includes("stage");
   const rest = approve.filter((k) => k !== "stage" && k !== "");
   const clusterValues = { ...values, approve: rest.length > 0 ? rest.join(",") : undefined };
-  const finish = (result: "succeeded" | "failed", reason: string, code: number) => {
-    say(`${result}: ${reason}`, { event: "summary", result, reason });
+  const finish = (result: "succeeded" | "failed" | "aborted", reason: string, code: number) => {
+    progress.finish(result, reason);
+    say(`${result}: ${reason}`, { event: "summary", result, reason, run: progress.record.id });
     return code;
   };
+  const abortedReason = () => {
+    const by = progress.abortedBy();
+    return by === null ? "the fleet's lock was lost or the run was stopped" : `aborted by ${by.by}`;
+  };
+  say(`run ${progress.record.id} to ${target}`, { event: "started", run: progress.record.id, target });
+  if (progress.resumed !== null)
+    say(
+      `resuming run ${progress.resumed.id}: ${plural(progress.firstStage, "stage")} already done (rolled and soaked), starting at stage ${progress.firstStage + 1}`,
+      { event: "resumed", from: progress.resumed.id, stage: progress.firstStage + 1 },
+    );
   for (const [i, stage] of fleet.stages.entries()) {
+    if (i < progress.firstStage) continue;
     const label = `stage ${i + 1}/${fleet.stages.length} (${stage.join(", ")})`;
-    if (
-      stageNeedsApproval(fleet, i) &&
-      !stagesApproved &&
-      !(await askStage(io, `Start ${label} to ${target}?`))
-    )
-      return finish(
-        "failed",
-        `${label} was not approved (--approve=stage or --yes starts it); nothing of it ran`,
-        1,
-      );
+    if (progress.signal.aborted) return finish("aborted", `${abortedReason()} before ${label}`, 1);
+    if (stageNeedsApproval(fleet, i) && !stagesApproved) {
+      progress.stage(i, "awaiting-approval");
+      if (!(await askStage(io, `Start ${label} to ${target}?`))) {
+        progress.stage(i, "failed");
+        return finish(
+          "failed",
+          `${label} was not approved (--approve=stage or --yes starts it); nothing of it ran`,
+          1,
+        );
+      }
+    }
+    progress.stage(i, "running");
     say(`${label} to ${target}`, { event: "stage-started", stage: i + 1, clusters: stage });
     // Each cluster waits for its own window and rolls as soon as it opens, not when the others' open.
     const codes = await Promise.all(
-      stage.map(async (c) =>
-        (await waitForWindow(config, c, io, say))
-          ? runRollout(clusterValues, [c, target], clusterIo(io, c, json))
-          : NO_WINDOW,
-      ),
+      stage.map(async (c) => {
+        progress.cluster(i, c, "waiting-window");
+        if (!(await waitForWindow(config, c, progress.signal, say).catch(() => false))) return NO_WINDOW;
+        if (progress.signal.aborted) return NO_WINDOW;
+        progress.cluster(i, c, "running");
+        const code = await runRollout(clusterValues, [c, target], clusterIo(io, c, json));
+        progress.cluster(
+          i,
+          c,
+          code === ExitCode.Ok ? "succeeded" : progress.abortedBy() !== null ? "aborted" : "failed",
+        );
+        return code;
+      }),
     );
+    if (progress.signal.aborted && codes.some((c) => c !== ExitCode.Ok)) {
+      progress.stage(i, "aborted");
+      return finish("aborted", `${abortedReason()} during ${label}; later stages not started`, 1);
+    }
     const closed = stage.filter((_, j) => codes[j] === NO_WINDOW);
-    if (closed.length > 0) return finish("failed", `${closed.join(", ")}: no change window opens again`, 1);
+    if (closed.length > 0) {
+      progress.stage(i, "failed");
+      return finish("failed", `${closed.join(", ")}: no change window opens again`, 1);
+    }
     const failed = stage.filter((_, j) => codes[j] !== ExitCode.Ok);
-    if (failed.length > 0)
+    if (failed.length > 0) {
+      progress.stage(i, "failed");
       return finish(
         "failed",
         `${label}: ${failed.map((c) => `${c} (exit ${codes[stage.indexOf(c)]})`).join(", ")} did not succeed; ${i + 1 < fleet.stages.length ? "later stages not started" : "no stage left"}`,
         1,
       );
+    }
     say(`${label} succeeded`, { event: "stage-succeeded", stage: i + 1 });
     if (i + 1 < fleet.stages.length && fleet.soakBetweenMs > 0) {
+      progress.stage(i, "soaking");
       say(`${label}: soaking ${formatDuration(fleet.soakBetweenMs)} before the next stage`, {
         event: "stage-soaking",
         stage: i + 1,
         soakMs: fleet.soakBetweenMs,
       });
-      const problems = await soakStage(config, fleet, stage, io);
-      if (problems.length > 0)
+      const problems = await soakStage(config, fleet, stage, io, progress.signal);
+      if (progress.signal.aborted) {
+        progress.stage(i, "aborted");
+        return finish("aborted", `${abortedReason()} during the soak of ${label}`, 1);
+      }
+      if (problems.length > 0) {
+        progress.stage(i, "failed");
         return finish(
           "failed",
           `${label}: after the soak, ${problems.join("; ")}; later stages not started`,
           1,
         );
+      }
     }
+    progress.stage(i, "succeeded");
   }
   return finish("succeeded", `${fleet.stages.length} stages, every cluster on ${target}`, 0);
 }
@@ -150,7 +243,7 @@ export async function loadFleet(file: string, name: string, io: CliIo): Promise<
 async function waitForWindow(
   config: Config,
   cluster: string,
-  io: CliIo,
+  signal: AbortSignal,
   say: (line: string, event: Record<string, unknown>) => void,
 ): Promise<boolean> {
   const windows = accessOf(config, config.clusters[cluster]).changeWindows;
@@ -166,9 +259,7 @@ async function waitForWindow(
         next: state.next,
       });
     told = true;
-    await sleep(Math.min(60_000, Math.max(1_000, state.nextMs - Date.now())), undefined, {
-      signal: io.signal,
-    });
+    await sleep(Math.min(60_000, Math.max(1_000, state.nextMs - Date.now())), undefined, { signal });
   }
 }
 
@@ -181,6 +272,7 @@ async function soakStage(
   fleet: FleetConfig,
   stage: readonly string[],
   io: CliIo,
+  signal: AbortSignal,
 ): Promise<string[]> {
   const logger = createRootLogger({ level: "error", pretty: false });
   const readers = stage.map((c) => {
@@ -194,15 +286,15 @@ async function soakStage(
   });
   try {
     const window = Math.min(Math.max(...readers.map((r) => r.window)), Math.floor(fleet.soakBetweenMs / 2));
-    const readAll = () => Promise.all(readers.map((r) => r.reader.read(io.signal)));
+    const readAll = () => Promise.all(readers.map((r) => r.reader.read(signal)));
     const pair = async (): Promise<[ClusterSnapshot, ClusterSnapshot][]> => {
       const first = await readAll();
-      await sleep(window, undefined, { signal: io.signal });
+      await sleep(window, undefined, { signal });
       const second = await readAll();
       return first.map((s, j) => [s, second[j] ?? s]);
     };
     const begin = await pair();
-    await sleep(Math.max(0, fleet.soakBetweenMs - 2 * window), undefined, { signal: io.signal });
+    await sleep(Math.max(0, fleet.soakBetweenMs - 2 * window), undefined, { signal });
     const end = await pair();
     return readers.flatMap((r, j) => {
       const b = begin[j];
@@ -213,6 +305,7 @@ async function soakStage(
     });
   } catch (e) {
     if (io.signal.aborted) throw e;
+    if (signal.aborted) return [];
     return [`the soak's reads failed: ${(e as Error).message}`];
   } finally {
     await Promise.all(readers.map((r) => r.reader.close()));

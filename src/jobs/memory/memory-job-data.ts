@@ -34,6 +34,9 @@ export interface MemoryJobData {
   reportClaims: Map<string, { owner: string; expiresAt: number }>;
   /** [cluster, jobId] as JSON → until when a record-lost mark lives (`markRecordLost`) */
   lostMarks: Map<string, number>;
+  /** fleet → its latest run (JSON), and [fleet, runId] as JSON → its abort request (JSON) */
+  fleetRuns: Map<string, string>;
+  fleetAborts: Map<string, string>;
   /** jobId → wake-up listeners of decision waiters */
   waiters: Map<string, Set<(approvalId: string) => void>>;
   auditSeq: number;
@@ -48,6 +51,8 @@ export function createMemoryJobData(): MemoryJobData {
     history: new Map(),
     reportClaims: new Map(),
     lostMarks: new Map(),
+    fleetRuns: new Map(),
+    fleetAborts: new Map(),
     waiters: new Map(),
     auditSeq: 0,
   };

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { AppError, ErrorCode } from "../../core/errors.js";
 import { auditEntrySchema, historyEntrySchema, type StoredAuditEntry } from "../store/audit-and-history.js";
 import { waitForDecisionWith } from "../store/decision-waiter.js";
+import { fleetAbortSchema, fleetRunRecordSchema } from "../store/fleet-record.js";
 import {
   type DecisionRecord,
   decisionRecordSchema,
@@ -256,6 +257,23 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
     },
     async recordLostMarked(cluster, jobId) {
       return (data.lostMarks.get(JSON.stringify([cluster, jobId])) ?? 0) > now();
+    },
+
+    async saveFleetRun(record) {
+      data.fleetRuns.set(record.fleet, JSON.stringify(fleetRunRecordSchema.parse(record)));
+    },
+    async loadFleetRun(fleet) {
+      const text = data.fleetRuns.get(fleet);
+      return text === undefined ? null : parseStored(`fleet-run:${fleet}`, text, fleetRunRecordSchema);
+    },
+    async requestFleetAbort(fleet, runId, request) {
+      const key = JSON.stringify([fleet, runId]);
+      if (!data.fleetAborts.has(key))
+        data.fleetAborts.set(key, JSON.stringify(fleetAbortSchema.parse(request)));
+    },
+    async fleetAbortRequest(fleet, runId) {
+      const text = data.fleetAborts.get(JSON.stringify([fleet, runId]));
+      return text === undefined ? null : parseStored(`fleet-abort:${fleet}`, text, fleetAbortSchema);
     },
 
     async appendAudit(jobId, entry) {

@@ -2,6 +2,7 @@ import type { Cluster, Redis } from "ioredis";
 import { AppError, ErrorCode } from "../../core/errors.js";
 import { auditEntrySchema, historyEntrySchema } from "../store/audit-and-history.js";
 import { waitForDecisionWith } from "../store/decision-waiter.js";
+import { fleetAbortSchema, fleetRunRecordSchema } from "../store/fleet-record.js";
 import {
   decisionRecordSchema,
   isFinished,
@@ -17,6 +18,9 @@ import { createRedisLocks } from "./redis-locks.js";
 import { parseAuditRow, parseStatus, replyArray, replyNumber, replyString } from "./redis-replies.js";
 import { createRedisStoreContext } from "./redis-store-context.js";
 import { createRedisSubscriptions } from "./redis-subscriptions.js";
+
+/** How long a fleet run's abort request is kept: far longer than any fleet run. */
+const FLEET_ABORT_TTL_MS = 30 * 24 * 60 * 60_000;
 
 export interface RedisJobStoreOptions {
   /**
@@ -220,6 +224,30 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
     async recordLostMarked(cluster, jobId) {
       const key = keys.recordLost(cluster, jobId);
       return (await call("recordLostMarked", key, () => redis.exists(key))) === 1;
+    },
+
+    async saveFleetRun(record) {
+      const key = keys.fleetRun(record.fleet);
+      const body = JSON.stringify(fleetRunRecordSchema.parse(record));
+      await call("saveFleetRun", key, () => redis.set(key, body));
+    },
+
+    async loadFleetRun(fleet) {
+      const key = keys.fleetRun(fleet);
+      const text = await call("loadFleetRun", key, () => redis.get(key));
+      return text === null ? null : parseStored(key, text, fleetRunRecordSchema);
+    },
+
+    async requestFleetAbort(fleet, runId, request) {
+      const key = keys.fleetAbort(fleet, runId);
+      const body = JSON.stringify(fleetAbortSchema.parse(request));
+      await call("requestFleetAbort", key, () => redis.set(key, body, "PX", FLEET_ABORT_TTL_MS, "NX"));
+    },
+
+    async fleetAbortRequest(fleet, runId) {
+      const key = keys.fleetAbort(fleet, runId);
+      const text = await call("fleetAbortRequest", key, () => redis.get(key));
+      return text === null ? null : parseStored(key, text, fleetAbortSchema);
     },
 
     appendAudit,

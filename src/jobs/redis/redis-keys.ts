@@ -17,6 +17,9 @@
  * - `report-claim:{<cluster>}:<id>`   string, the replica that claimed posting the job's final report (`SET NX PX`),
  *                                     expires with the claim
  * - `record-lost:{<cluster>}:<id>`    string, set by a runner that found the job's record gone (`SET PX`), expires
+ * - `fleet-run:<fleet>`               string, the fleet's latest run (JSON), written by the holder of the fleet's lock
+ *                                     (the cluster lock `lock:{fleet:<fleet>}`)
+ * - `fleet-abort:<fleet>:<runId>`     string, the abort request of that run (JSON, `SET NX`), expires after 30 days
  * The global indexes, each a single key (one slot), written before the job's own keys and never in a script:
  * - `clusters`                        set of connect-roll cluster names that have jobs
  * - `job-cluster`                     hash job id → cluster name (a job id alone finds its keys)
@@ -36,6 +39,8 @@ export interface RedisKeys {
   history(cluster: string): string;
   reportClaim(cluster: string, jobId: string): string;
   recordLost(cluster: string, jobId: string): string;
+  fleetRun(fleet: string): string;
+  fleetAbort(fleet: string, runId: string): string;
   clusters(): string;
   jobCluster(): string;
   decisionChannel(jobId: string): string;
@@ -57,6 +62,8 @@ export function createRedisKeys(prefix: string): RedisKeys {
     history: (cluster) => `${prefix}history:${tag(cluster)}`,
     reportClaim: (cluster, jobId) => `${prefix}report-claim:${tag(cluster)}:${jobId}`,
     recordLost: (cluster, jobId) => `${prefix}record-lost:${tag(cluster)}:${jobId}`,
+    fleetRun: (fleet) => `${prefix}fleet-run:${fleet}`,
+    fleetAbort: (fleet, runId) => `${prefix}fleet-abort:${fleet}:${runId}`,
     clusters: () => `${prefix}clusters`,
     jobCluster: () => `${prefix}job-cluster`,
     decisionChannel: (jobId) => `${prefix}decision:${jobId}`,

@@ -1,5 +1,6 @@
 import { AppError, ErrorCode } from "../../core/errors.js";
 import type { AuditEntry, HistoryEntry, StoredAuditEntry } from "./audit-and-history.js";
+import type { FleetRunRecord } from "./fleet-record.js";
 import type { ControlState, DecisionRecord, JobRecord, JobStatus, SlackThread } from "./job-record.js";
 
 /**
@@ -153,6 +154,16 @@ export interface JobStore {
   markRecordLost(cluster: string, jobId: string, ttlMs: number): Promise<void>;
   /** True while a record-lost mark of the job is alive. */
   recordLostMarked(cluster: string, jobId: string): Promise<boolean>;
+
+  // Fleet runs: the latest run of each fleet, written by the process that holds the fleet's lock.
+  /** Stores the fleet's latest run, replacing the one before. */
+  saveFleetRun(record: FleetRunRecord): Promise<void>;
+  /** The fleet's latest run, or null. @throws AppError `store/corrupt` when it fails its schema. */
+  loadFleetRun(fleet: string): Promise<FleetRunRecord | null>;
+  /** Records an abort of fleet run `runId` (first request wins; later ones keep it). */
+  requestFleetAbort(fleet: string, runId: string, request: { by: string; at: number }): Promise<void>;
+  /** The abort recorded for fleet run `runId`, or null. */
+  fleetAbortRequest(fleet: string, runId: string): Promise<{ by: string; at: number } | null>;
 
   // Answers to approval prompts: first writer wins, waiters are woken.
   /**

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { ErrorCode } from "../../../src/core/errors.js";
+import type { FleetRunRecord } from "../../../src/jobs/store/fleet-record.js";
 import type { JobStore } from "../../../src/jobs/store/job-store.js";
 import { waitFor } from "../../support/wait-for.js";
 import { aJob } from "./job-fixtures.js";
@@ -53,6 +54,43 @@ export function reportClaimContract(t: ContractContext): void {
       expect(await h.replica.claimReport(other.id, "bot-b", LONG_MS)).toBe(true);
       expect(await h.replica.loadJob(one.id)).toEqual(one);
       await expectCode(store.claimReport("nope", "bot-a", LONG_MS), ErrorCode.JobNotFound);
+    });
+  });
+
+  describe("fleet runs", () => {
+    const run = (over: Partial<FleetRunRecord> = {}): FleetRunRecord => ({
+      v: 1,
+      id: "fl-00000001",
+      fleet: "global",
+      target: "3.7.3",
+      requestedBy: "ops@host (cli)",
+      owner: "host:1",
+      startedAt: 1,
+      updatedAt: 2,
+      resumedFrom: null,
+      status: "running",
+      reason: null,
+      stages: [{ clusters: [{ name: "staging", status: "running" }], status: "running" }],
+      ...over,
+    });
+
+    it("keeps each fleet's latest run, seen by every replica; none before the first", async () => {
+      expect(await h.replica.loadFleetRun("global")).toBeNull();
+      await store.saveFleetRun(run());
+      await store.saveFleetRun(run({ fleet: "other", id: "fl-00000009" }));
+      await store.saveFleetRun(run({ status: "failed", reason: "staging did not succeed" }));
+      expect(await h.replica.loadFleetRun("global")).toEqual(
+        run({ status: "failed", reason: "staging did not succeed" }),
+      );
+      expect((await h.replica.loadFleetRun("other"))?.id).toBe("fl-00000009");
+    });
+
+    it("records a run's abort once: the first request is kept, other runs are not aborted", async () => {
+      expect(await store.fleetAbortRequest("global", "fl-00000001")).toBeNull();
+      await store.requestFleetAbort("global", "fl-00000001", { by: "U1", at: 10 });
+      await h.replica.requestFleetAbort("global", "fl-00000001", { by: "U2", at: 20 });
+      expect(await h.replica.fleetAbortRequest("global", "fl-00000001")).toEqual({ by: "U1", at: 10 });
+      expect(await store.fleetAbortRequest("global", "fl-00000002")).toBeNull();
     });
   });
 
