@@ -29,6 +29,7 @@ const E2E = [
   // child processes
   "test/cli/cli-process.test.ts",
   "test/cli/run-crash-takeover.test.ts",
+  "test/cli/fleet-resume.test.ts",
   "test/restart/command/command-restarter.test.ts",
   "test/lab/lab-tools.test.ts",
   "test/lint/check-layers.test.ts",

@@ -4,6 +4,7 @@ import { abortCommand } from "./cli/commands/abort.js";
 import { configCheckCommand } from "./cli/commands/config-check.js";
 import { demoCommand } from "./cli/commands/demo.js";
 import { fleetRunCommand } from "./cli/commands/fleet.js";
+import { fleetAbortCommand, fleetStatusCommand } from "./cli/commands/fleet-control.js";
 import { fleetPlanCommand } from "./cli/commands/fleet-plan.js";
 import { labCommand, labFetchCommand } from "./cli/commands/lab.js";
 import { labRestartWorkerCommand } from "./cli/commands/lab-restart-worker.js";
@@ -42,6 +43,8 @@ const code = await runCli(
       rollbackCommand,
       fleetPlanCommand,
       fleetRunCommand,
+      fleetStatusCommand,
+      fleetAbortCommand,
       planCommand,
       simCommand,
       labCommand,

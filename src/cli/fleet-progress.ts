@@ -13,12 +13,7 @@ import type { JobStore } from "../jobs/store/job-store.js";
 /** What a fleet run keeps of its own state in the store, for `fleet status`, `fleet abort` and a rerun's resume. */
 export type FleetProgressStore = Pick<
   JobStore,
-  | "acquireLock"
-  | "renewLock"
-  | "releaseLock"
-  | "saveFleetRun"
-  | "loadFleetRun"
-  | "fleetAbortRequest"
+  "acquireLock" | "renewLock" | "releaseLock" | "saveFleetRun" | "loadFleetRun" | "fleetAbortRequest"
 >;
 
 export interface FleetProgress {

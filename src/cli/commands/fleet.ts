@@ -4,9 +4,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createReaderFor } from "../../composition/compose-cluster.js";
 import { isWithinChangeWindow } from "../../config/change-window.js";
 import { formatProblem } from "../../config/config-problem.js";
+import { readEnv } from "../../config/env.js";
 import { loadConfigFile } from "../../config/load-config.js";
 import type { Config, FleetConfig } from "../../config/schema.js";
-import { readEnv } from "../../config/env.js";
 import { formatDuration } from "../../core/format-duration.js";
 import { plural } from "../../core/plural.js";
 import type { ClusterSnapshot } from "../../core/snapshot.js";
@@ -16,9 +16,9 @@ import { clusterIo } from "../cluster-io.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
 import { type FleetProgress, openFleetProgress } from "../fleet-progress.js";
+import { oneLine } from "../one-line.js";
 import { operatorName } from "../operator-store.js";
 import { openRunStore } from "../run-store.js";
-import { oneLine } from "../one-line.js";
 import { runCommand, runRollout } from "./run.js";
 
 export const fleetRunCommand: CliCommand = {

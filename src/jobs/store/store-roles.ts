@@ -64,10 +64,17 @@ export type StatusStore = Pick<JobStore, "listJobs" | "readLock" | "history">;
 /** The Slack side (chat/use-case-deps.ts): what the listeners' use-cases take of the store, together. */
 export type ChatStore = PrepareStore & ControlStore & AnswerStore & StatusStore;
 
-/** The operator commands of the CLI (status, unlock, abort: cli/operator-store.ts opens it). */
+/** The operator commands of the CLI (status, unlock, abort, fleet status|abort: cli/operator-store.ts opens it). */
 export type OperatorCommandStore = Pick<
   JobStore,
-  "listJobs" | "readLock" | "forceRelease" | "requestControl" | "decide" | "appendAudit"
+  | "listJobs"
+  | "readLock"
+  | "forceRelease"
+  | "requestControl"
+  | "decide"
+  | "appendAudit"
+  | "loadFleetRun"
+  | "requestFleetAbort"
 >;
 
 /**

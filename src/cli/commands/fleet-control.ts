@@ -1,0 +1,158 @@
+import { formatDuration } from "../../core/format-duration.js";
+import { type FleetRunRecord, fleetLockName } from "../../jobs/store/fleet-record.js";
+import type { OperatorCommandStore } from "../../jobs/store/store-roles.js";
+import { controlRollout } from "../../usecases/control-rollout.js";
+import { type CliCommand, type CliIo, ExitCode } from "../command.js";
+import { oneLine } from "../one-line.js";
+import { openOperatorStore } from "../operator-store.js";
+
+const CONFIG_OPTION = { config: { type: "string", default: "connect-roll.yml" } } as const;
+
+export const fleetStatusCommand: CliCommand = {
+  name: "fleet status",
+  summary: "a fleet's latest run: every stage and cluster, and whether it is still running",
+  help: `Usage: connect-roll fleet status [--config FILE] FLEET [--json]
+
+Reads the fleet's latest run from the bot's Redis (\`fleet run\` records it as it goes): its version, who started it,
+each stage's status (pending, awaiting-approval, running, soaking, succeeded, failed, aborted) and each cluster's
+(pending, waiting-window, running, succeeded, failed, aborted). A run whose process is gone (the fleet's lock is
+free, the run not finished) is shown as stopped, with the command that resumes it.
+
+Options:
+  --config FILE   configuration file (default: connect-roll.yml)
+  --json          one JSON object: the stored run, and "live" (false when its process is gone)
+  -h, --help      show this help
+
+Exit codes: 0 shown; 1 no run of this fleet on record, or Redis cannot be read; 2 usage error.`,
+  options: { ...CONFIG_OPTION, json: { type: "boolean", default: false } },
+  positionals: { min: 1, max: 1, names: ["FLEET"] },
+  async run(values, positionals, io) {
+    const fleet = positionals[0] ?? "";
+    return withFleetStore("status", String(values.config), fleet, io, async ({ store, config }) => {
+      const run = await store.loadFleetRun(fleet);
+      if (run === null) return fail(io, "status", `fleet ${fleet} has no run on record`, ExitCode.Failed);
+      const live = run.status !== "running" || (await store.readLock(fleetLockName(fleet)))?.jobId === run.id;
+      if (values.json === true) {
+        io.stdout.write(`${JSON.stringify({ ...run, live })}\n`);
+        return ExitCode.Ok;
+      }
+      for (const line of statusLines(run, live, String(values.config), config.fleets[fleet] === undefined))
+        io.stdout.write(`${line}\n`);
+      return ExitCode.Ok;
+    });
+  },
+};
+
+export const fleetAbortCommand: CliCommand = {
+  name: "fleet abort",
+  summary:
+    "abort a fleet's running run: no further stage starts, its running clusters stop before their next restart",
+  help: `Usage: connect-roll fleet abort [--config FILE] FLEET
+
+Records an abort on the fleet's running run in the bot's Redis: the run starts no further stage (and stops waiting
+for a change window or soaking), and every cluster of the stage now rolling is aborted as \`connect-roll abort CLUSTER\`
+would: before its next restart, never with a worker half-done. The request is audited with your user and host.
+
+Options:
+  --config FILE   configuration file (default: connect-roll.yml)
+  -h, --help      show this help
+
+Exit codes: 0 abort recorded; 1 no running run of this fleet, or Redis cannot be read; 2 usage error.`,
+  options: CONFIG_OPTION,
+  positionals: { min: 1, max: 1, names: ["FLEET"] },
+  async run(values, positionals, io) {
+    const fleet = positionals[0] ?? "";
+    return withFleetStore("abort", String(values.config), fleet, io, async ({ store, config, operator }) => {
+      const run = await store.loadFleetRun(fleet);
+      if (run === null || run.status !== "running")
+        return fail(
+          io,
+          "abort",
+          run === null
+            ? `fleet ${fleet} has no run on record: nothing to abort`
+            : `fleet ${fleet}'s latest run (${run.id}) is ${run.status}, not running: nothing to abort`,
+          ExitCode.Failed,
+        );
+      const at = Date.now();
+      await store.requestFleetAbort(fleet, run.id, { by: operator, at });
+      const rolling = run.stages.flatMap((s) =>
+        s.clusters.filter((c) => c.status === "running").map((c) => c.name),
+      );
+      const clusters: string[] = [];
+      for (const cluster of rolling) {
+        const result = await controlRollout(
+          { config, store, now: Date.now, authorizer: null },
+          { action: "abort", cluster, requester: { kind: "terminal", user: operator } },
+        );
+        if (result.kind === "refused") continue;
+        await store.appendAudit(result.jobId, {
+          at: result.at,
+          actor: operator,
+          action: "abort-requested",
+          detail: `${cluster} (cli, fleet ${fleet} run ${run.id})`,
+        });
+        clusters.push(`${cluster} (job ${result.jobId})`);
+      }
+      io.stdout.write(
+        `abort requested for fleet ${fleet} (run ${run.id}): no further stage will start${clusters.length > 0 ? `; aborting ${clusters.join(", ")} before their next restart` : ""}\n`,
+      );
+      return ExitCode.Ok;
+    });
+  },
+};
+
+type Opened = Extract<Awaited<ReturnType<typeof openOperatorStore>>, { kind: "ok" }>["value"];
+
+async function withFleetStore(
+  verb: string,
+  file: string,
+  fleet: string,
+  io: CliIo,
+  body: (opened: Opened & { store: OperatorCommandStore }) => Promise<number>,
+): Promise<number> {
+  const opened = await openOperatorStore(file, io);
+  if (opened.kind === "error") return fail(io, verb, opened.message, ExitCode.Failed);
+  try {
+    const known = Object.keys(opened.value.config.fleets);
+    // A fleet removed from the config may still have its last run on record: status shows it, abort needs the config.
+    if (opened.value.config.fleets[fleet] === undefined && verb === "abort")
+      return fail(
+        io,
+        verb,
+        `unknown fleet "${fleet}" in ${file} (known: ${known.join(", ") || "none"})`,
+        ExitCode.Usage,
+      );
+    return await body(opened.value);
+  } catch (e) {
+    return fail(io, verb, (e as Error).message, ExitCode.Failed);
+  } finally {
+    await opened.value.close();
+  }
+}
+
+/** The run as lines: a headline, then a line per stage with its clusters. */
+export function statusLines(run: FleetRunRecord, live: boolean, file: string, removed: boolean): string[] {
+  const age = formatDuration(Math.max(0, run.updatedAt - run.startedAt));
+  const state =
+    run.status === "running"
+      ? live
+        ? "running"
+        : "stopped (its process is gone)"
+      : `${run.status}${run.reason === null ? "" : `: ${run.reason}`}`;
+  const lines = [
+    `fleet ${run.fleet} run ${run.id} to ${run.target}, by ${run.requestedBy}, started ${new Date(run.startedAt).toISOString()} (last change ${age} later): ${state}`,
+  ];
+  if (run.resumedFrom !== null) lines.push(`  resumes run ${run.resumedFrom}`);
+  for (const [i, stage] of run.stages.entries())
+    lines.push(
+      `  stage ${i + 1}/${run.stages.length} ${stage.status}: ${stage.clusters.map((c) => `${c.name} ${c.status}`).join(", ")}`,
+    );
+  if (run.status === "running" && !live && !removed)
+    lines.push(`  resume: connect-roll fleet run --config ${file} ${run.fleet} ${run.target}`);
+  return lines;
+}
+
+function fail(io: CliIo, verb: string, message: string, code: number): number {
+  io.stderr.write(`connect-roll fleet ${verb}: ${oneLine(message)}\n`);
+  return code;
+}
