@@ -37,8 +37,9 @@ interface Remembered {
  * Keeps a rollout whose only copies were lost together from being lost silently: a Redis without persistence that
  * restarts (or is flushed) within the lease of a lock holder that crashed at the same time takes both the record and
  * the lease, and no replica would know there is a rollout to resume or report. Every replica remembers the unfinished
- * records of its last sweep; one that vanishes is written back (as it was at that sweep) unless its runner is alive
- * and said so in the thread (the record-lost mark). The replica that then takes it over resumes from facts: the
+ * records of its last sweep (a cluster's newest); one that vanishes is written back (as it was at that sweep) unless
+ * its runner is alive and said so in the thread (the record-lost mark, looked for at every pass), or the cluster has
+ * moved on meanwhile (a later job on record, or its lock held). The replica that then takes it over resumes from facts: the
  * cluster's versions and process start times say which steps are done, so an older checkpoint restarts nothing twice.
  */
 export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuard {
@@ -55,6 +56,16 @@ export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuar
       log.warn({ err, jobId: id }, "could not read a remembered rollout record; trying at the next sweep");
       return null;
     }
+  }
+
+  /** What took the cluster over since the record vanished (a rerun's job, or whoever holds the lock), or null. */
+  async function supersededBy(record: JobRecord): Promise<string | null> {
+    const later = (await o.store.listJobs({ cluster: record.cluster })).find(
+      (j) => j.id !== record.id && j.createdAt >= record.createdAt,
+    );
+    if (later !== undefined) return `job ${later.id}`;
+    const holder = await o.store.readLock(record.cluster);
+    return holder === null ? null : `the lock holder ${holder.owner} (job ${holder.jobId})`;
   }
 
   async function writeBack(record: JobRecord, missingMs: number): Promise<void> {
@@ -94,13 +105,24 @@ export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuar
         }
         const at = o.now();
         entry.missingSince ??= at;
-        if (at - entry.missingSince < o.graceMs) continue;
-        remembered.delete(id);
         const { cluster } = entry.record;
+        // Looked for at every pass while the record is missing, not only at the end of the grace: Redis may lose
+        // the mark too (a second restart), after a pass has seen it.
         if (await o.store.recordLostMarked(cluster, id)) {
+          remembered.delete(id);
           log.info(
             { jobId: id, cluster },
             "a vanished rollout record was reported lost by its runner; left lost",
+          );
+          continue;
+        }
+        if (at - entry.missingSince < o.graceMs) continue;
+        remembered.delete(id);
+        const superseded = await supersededBy(entry.record);
+        if (superseded !== null) {
+          log.info(
+            { jobId: id, cluster, by: superseded },
+            "a vanished rollout record was superseded; left lost",
           );
           continue;
         }
@@ -117,7 +139,17 @@ export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuar
         );
         restored.push(id);
       }
-      for (const record of unfinished) remembered.set(record.id, { record, missingSince: null });
+      for (const record of unfinished) {
+        // One rollout per cluster at a time: a newer one started only once the older one had ended (or was
+        // reported lost), so only a cluster's newest unfinished record is kept.
+        for (const [id, entry] of remembered)
+          if (entry.record.cluster === record.cluster && entry.record.createdAt < record.createdAt)
+            remembered.delete(id);
+        const newer = [...remembered.values()].some(
+          (e) => e.record.cluster === record.cluster && e.record.createdAt > record.createdAt,
+        );
+        if (!newer) remembered.set(record.id, { record, missingSince: null });
+      }
       return restored;
     },
 

@@ -36,6 +36,7 @@ export type LostRecordStore = Pick<
   JobStore,
   | "listJobs"
   | "loadJob"
+  | "readLock"
   | "recordLostMarked"
   | "createJob"
   | "requestControl"

@@ -87,6 +87,55 @@ describe("the lost-record guard", () => {
     expect(await guard.sweep(nowhere)).toEqual([]);
   });
 
+  it("leaves it lost when a pass saw the mark, though a second restart of Redis took the mark too", async () => {
+    const w = world();
+    const job = aJob();
+    await w.store.createJob(job);
+    const guard = w.guard("bot-b");
+    await guard.sweep(nowhere);
+    emptyStore(w.data);
+    await w.store.markRecordLost(job.cluster, job.id, 60_000);
+    await guard.sweep(nowhere);
+    emptyStore(w.data);
+    w.data.lostMarks.clear();
+    w.advance(GRACE_MS);
+    expect(await guard.sweep(nowhere)).toEqual([]);
+    expect(await missing(w.store, job.id)).toBe(true);
+  });
+
+  it("leaves it lost when the cluster moved on: a rerun's job on record, or the cluster's lock held", async () => {
+    const w = world();
+    const lost = aJob();
+    const other = aJob({ cluster: "stage" });
+    for (const job of [lost, other]) await w.store.createJob(job);
+    const guard = w.guard("bot-b");
+    await guard.sweep(nowhere);
+    emptyStore(w.data);
+    await guard.sweep(nowhere);
+    w.advance(GRACE_MS);
+    // The rerun finished before the grace ran out; the other cluster's lock is held by someone who started anew.
+    const rerun = aJob({ status: "succeeded", createdAt: lost.createdAt + 1 });
+    await w.store.createJob(rerun);
+    await w.store.acquireLock("stage", { jobId: "cr-new", owner: "bot-c", ttlMs: 60_000 });
+    expect(await guard.sweep(nowhere)).toEqual([]);
+    expect(await missing(w.store, lost.id)).toBe(true);
+    expect(await missing(w.store, other.id)).toBe(true);
+  });
+
+  it("keeps only a cluster's newest unfinished record: an older one is never written back", async () => {
+    const w = world();
+    const older = aJob({ createdAt: 1 });
+    const newer = aJob({ createdAt: 2 });
+    for (const job of [older, newer]) await w.store.createJob(job);
+    const guard = w.guard("bot-b");
+    await guard.sweep(nowhere);
+    emptyStore(w.data);
+    await guard.sweep(nowhere);
+    w.advance(GRACE_MS);
+    expect(await guard.sweep(nowhere)).toEqual([newer.id]);
+    expect(await missing(w.store, older.id)).toBe(true);
+  });
+
   it("forgets a record that finished (still on record), and one that came back before the grace ran out", async () => {
     const w = world();
     const finishing = aJob();
