@@ -12,7 +12,13 @@ import type { WindowKey } from "./window-key.js";
  * The rollout's checkpoint: saved (fenced) after every transition, so another replica can resume from it. Its steps,
  * its phase and what it must remember between polls.
  */
-export const ROLLOUT_STATE_VERSION = 1;
+export const ROLLOUT_STATE_VERSION = 2;
+/**
+ * The checkpoint versions this build resumes. 2 added the canary soak (settings and track) and a step's `toVersion`
+ * (a rollback step); a version-1 checkpoint has neither and resumes alike. A bot of an older build refuses a version
+ * it does not know, so during a bot upgrade only a replica of this build takes over a rollout this build started.
+ */
+export const READABLE_STATE_VERSIONS = [1, 2] as const;
 
 export type StepStatus =
   | "pending"
@@ -195,7 +201,7 @@ export interface RolloutSettings {
 }
 
 export interface RolloutState {
-  readonly v: typeof ROLLOUT_STATE_VERSION;
+  readonly v: (typeof READABLE_STATE_VERSIONS)[number];
   readonly jobId: string;
   readonly cluster: string;
   readonly target: RolloutTarget;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError, ErrorCode } from "../../core/errors.js";
-import { ROLLOUT_STATE_VERSION, type RolloutState } from "../../core/rollout/rollout-state.js";
+import { READABLE_STATE_VERSIONS, type RolloutState } from "../../core/rollout/rollout-state.js";
 import type { JobRecord, JobStatus } from "./job-record.js";
 
 const windowKeySchema = z.discriminatedUnion("kind", [
@@ -19,7 +19,7 @@ const facts = z.looseObject({ kind: z.string().min(1) });
  * Nested plan/baseline data are the runner's own output and are kept as they are.
  */
 const stateSchema = z.looseObject({
-  v: z.literal(ROLLOUT_STATE_VERSION),
+  v: z.union(READABLE_STATE_VERSIONS.map((v) => z.literal(v))),
   jobId: z.string().min(1),
   cluster: z.string().min(1),
   target: z.looseObject({ kind: z.enum(["upgrade", "restart"]), version: z.string(), argument: z.string() }),

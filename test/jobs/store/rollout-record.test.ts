@@ -34,6 +34,14 @@ function corruption(state: Record<string, unknown>): Error {
 }
 
 describe("rolloutStateOf: checkpoints read back", () => {
+  it("a new rollout writes version 2; a version-1 checkpoint (before the canary) still reads; an unknown version is refused", () => {
+    const state = insideWindow();
+    expect(state.v).toBe(2);
+    expect(rolloutStateOf(aJob({ state: stored(state, (j) => ({ ...j, v: 1 })) })).v).toBe(1);
+    expect(corruption(stored(state, (j) => ({ ...j, v: 3 }))).message).toContain("→ at v");
+  });
+
+
   it("a checkpoint inside a pace window reads back as it was written and resumes alike", () => {
     const state = insideWindow();
     expect(state.openWindow?.key).toEqual({ kind: "pace", window: 0 });
