@@ -26,6 +26,8 @@ export interface FleetProgress {
   readonly signal: AbortSignal;
   /** Who aborted the fleet, once someone did. */
   abortedBy(): { by: string; at: number } | null;
+  /** Looks for an abort now (not at the next poll): a cluster that just stopped may have been aborted by it. */
+  checkAbort(): Promise<{ by: string; at: number } | null>;
   stage(index: number, status: FleetStageStatus): void;
   cluster(stage: number, name: string, status: FleetClusterStatus): void;
   finish(status: "succeeded" | "failed" | "aborted", reason: string): void;
@@ -111,16 +113,15 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
       }),
     );
   };
-  const poll = setInterval(() => {
-    void o.store.fleetAbortRequest(o.fleet, id).then(
-      (request) => {
-        if (request === null || aborted !== null) return;
-        aborted = request;
-        stop.abort(new Error(`fleet aborted by ${request.by}`));
-      },
-      () => undefined,
-    );
-  }, o.abortPollMs ?? 1_000);
+  const checkAbort = async () => {
+    const request = await o.store.fleetAbortRequest(o.fleet, id).catch(() => null);
+    if (request !== null && aborted === null) {
+      aborted = request;
+      stop.abort(new Error(`fleet aborted by ${request.by}`));
+    }
+    return aborted;
+  };
+  const poll = setInterval(() => void checkAbort(), o.abortPollMs ?? 1_000);
   poll.unref();
   save();
   const progress: FleetProgress = {
@@ -129,6 +130,7 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
     resumed: from === null ? null : previous,
     signal: AbortSignal.any([stop.signal, o.signal]),
     abortedBy: () => aborted,
+    checkAbort,
     stage(index, status) {
       const stage = record.stages[index];
       if (stage === undefined) return;

@@ -169,6 +169,32 @@ describe("a fleet run kept in Redis", () => {
     expect(JSON.parse(done.out)).toMatchObject({ status: "succeeded", live: true, target: "v3.7.2" });
   }, 180_000);
 
+  it("one run of a fleet at a time; aborted while a cluster rolls: that cluster stops before its next restart and the fleet ends aborted", async () => {
+    const config = await writeConfig("fleet-abort-rolling", 1_000);
+    const before = restarts();
+    const run = fleetRun(config, "v3.7.4");
+    await waitFor("staging's first restart", () => run.lines.some((l) => l.kind === "restart-issued"), {
+      timeoutMs: 60_000,
+    });
+    const second = fleetRun(config, "v3.7.4");
+    expect(await second.exit).toBe(1);
+    expect(second.err()).toMatch(
+      /^connect-roll fleet: fleet rollout is already running \(run fl-[0-9a-f]{8} by cli:/m,
+    );
+    const aborted = await cli(["fleet", "abort", "--config", config, "rollout"]);
+    expect(aborted.code, aborted.err).toBe(0);
+    expect(aborted.out).toMatch(/; aborting staging \(job cr-[0-9a-f]{8}\) before their next restart\n$/);
+    expect(await run.exit).toBe(1);
+    expect(run.lines.at(-1)?.reason).toMatch(
+      /^aborted by .+ during stage 1\/2 \(staging\); later stages not started$/,
+    );
+    const after = restarts();
+    expect(after.staging).toBeLessThan((before.staging ?? 0) + 3);
+    expect(after["prod-eu"]).toBe(before["prod-eu"]);
+    const status = await cli(["fleet", "status", "--config", config, "rollout"]);
+    expect(status.out).toContain("stage 1/2 aborted: staging aborted");
+  }, 180_000);
+
   it("aborted from another process during the soak: no further stage starts, and status says who aborted it", async () => {
     const config = await writeConfig("fleet-abort", 60_000);
     const before = restarts();

@@ -153,11 +153,8 @@ async function rollStages(r: FleetRun): Promise<number> {
         if (progress.signal.aborted) return NO_WINDOW;
         progress.cluster(i, c, "running");
         const code = await runRollout(clusterValues, [c, target], clusterIo(io, c, json));
-        progress.cluster(
-          i,
-          c,
-          code === ExitCode.Ok ? "succeeded" : progress.abortedBy() !== null ? "aborted" : "failed",
-        );
+        const abortedNow = code !== ExitCode.Ok && (await progress.checkAbort()) !== null;
+        progress.cluster(i, c, code === ExitCode.Ok ? "succeeded" : abortedNow ? "aborted" : "failed");
         return code;
       }),
     );
