@@ -1,7 +1,7 @@
-import { formatDuration } from "../../core/format-duration.js";
-import { type FleetRunRecord, fleetLockName } from "../../jobs/store/fleet-record.js";
+import { fleetLockName } from "../../jobs/store/fleet-record.js";
 import type { OperatorCommandStore } from "../../jobs/store/store-roles.js";
 import { controlRollout } from "../../usecases/control-rollout.js";
+import { fleetStatusLines } from "../../wording/fleet-status-text.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
 import { oneLine } from "../one-line.js";
 import { openOperatorStore } from "../operator-store.js";
@@ -36,8 +36,12 @@ Exit codes: 0 shown; 1 no run of this fleet on record, or Redis cannot be read; 
         io.stdout.write(`${JSON.stringify({ ...run, live })}\n`);
         return ExitCode.Ok;
       }
-      for (const line of statusLines(run, live, String(values.config), config.fleets[fleet] === undefined))
-        io.stdout.write(`${line}\n`);
+      // A fleet removed from the config since cannot be resumed: no command is offered.
+      const resume =
+        config.fleets[fleet] === undefined
+          ? null
+          : `connect-roll fleet run --config ${String(values.config)} ${run.fleet} ${run.target}`;
+      for (const line of fleetStatusLines(run, live, resume)) io.stdout.write(`${line}\n`);
       return ExitCode.Ok;
     });
   },
@@ -128,28 +132,6 @@ async function withFleetStore(
   } finally {
     await opened.value.close();
   }
-}
-
-/** The run as lines: a headline, then a line per stage with its clusters. */
-export function statusLines(run: FleetRunRecord, live: boolean, file: string, removed: boolean): string[] {
-  const age = formatDuration(Math.max(0, run.updatedAt - run.startedAt));
-  const state =
-    run.status === "running"
-      ? live
-        ? "running"
-        : "stopped (its process is gone)"
-      : `${run.status}${run.reason === null ? "" : `: ${run.reason}`}`;
-  const lines = [
-    `fleet ${run.fleet} run ${run.id} to ${run.target}, by ${run.requestedBy}, started ${new Date(run.startedAt).toISOString()} (last change ${age} later): ${state}`,
-  ];
-  if (run.resumedFrom !== null) lines.push(`  resumes run ${run.resumedFrom}`);
-  for (const [i, stage] of run.stages.entries())
-    lines.push(
-      `  stage ${i + 1}/${run.stages.length} ${stage.status}: ${stage.clusters.map((c) => `${c.name} ${c.status}`).join(", ")}`,
-    );
-  if (run.status === "running" && !live && !removed)
-    lines.push(`  resume: connect-roll fleet run --config ${file} ${run.fleet} ${run.target}`);
-  return lines;
 }
 
 function fail(io: CliIo, verb: string, message: string, code: number): number {
