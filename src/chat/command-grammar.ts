@@ -11,6 +11,7 @@
  *   /connect-roll status <cluster> --chart                           also post its running rollout's timeline chart
  *   /connect-roll abort|pause|resume|history <cluster>
  *   /connect-roll rollback <cluster>                                 return the workers its last upgrade moved
+ *   /connect-roll fleet status <fleet>                               a fleet's latest run (started from a terminal)
  *   /connect-roll help                                               (also: empty text)
  *
  * The subcommand words are reserved: a cluster cannot be named `plan`, `status`, … (use `rollout plan v1`).
@@ -32,6 +33,7 @@ export type Command =
   | { kind: "resume"; cluster: string }
   | { kind: "history"; cluster: string }
   | { kind: "rollback"; cluster: string }
+  | { kind: "fleet-status"; fleet: string }
   | { kind: "help" };
 
 export type ParseResult = { kind: "ok"; command: Command } | { kind: "error"; message: string; hint: string };
@@ -50,6 +52,7 @@ const SUBCOMMANDS = [
   "resume",
   "history",
   "rollback",
+  "fleet",
   "help",
 ] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
@@ -67,6 +70,7 @@ export function usageLines(commandName = "/connect-roll"): string[] {
     `${commandName} status <cluster> --chart`,
     `${commandName} abort|pause|resume|history <cluster>`,
     `${commandName} rollback <cluster>`,
+    `${commandName} fleet status <fleet>`,
     `${commandName} help`,
   ];
 }
@@ -102,6 +106,8 @@ export function parseCommand(text: string, options: ParseOptions = {}): ParseRes
       return parseRollout(sub, rest, name);
     case "status":
       return parseStatus(rest, name);
+    case "fleet":
+      return parseFleet(rest, name);
     default:
       return parseSingleCluster(sub, rest, name);
   }
@@ -122,6 +128,28 @@ function parseStatus(all: string[], name: string): ParseResult {
       ? { kind: "status", cluster: cluster.value }
       : { kind: "status", cluster: cluster.value, chart: true },
   );
+}
+
+function parseFleet(words: string[], name: string): ParseResult {
+  const hint = `${name} fleet status <fleet>`;
+  const [verb, ...rest] = words;
+  if (verb === undefined) return fail("'fleet' needs 'status' and the fleet's name", hint);
+  if (verb.toLowerCase() !== "status")
+    return fail(
+      `a fleet is run and aborted from a terminal (connect-roll fleet run|abort --config FILE <fleet> …); here only its status`,
+      hint,
+    );
+  if (rest.length !== 1)
+    return fail(
+      rest.length === 0
+        ? "'fleet status' needs the fleet's name"
+        : `'fleet status' takes exactly one fleet, got ${quoteWords(rest)}`,
+      hint,
+    );
+  const fleet = parseCluster(rest[0] ?? "");
+  return fleet.kind === "ok"
+    ? ok({ kind: "fleet-status", fleet: fleet.value })
+    : fail(fleet.message.replace("cluster name", "fleet name"), hint);
 }
 
 function parseSingleCluster(

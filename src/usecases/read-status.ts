@@ -1,11 +1,18 @@
 import type { RolloutState } from "../core/rollout/rollout-state.js";
 import type { HistoryEntry } from "../jobs/store/audit-and-history.js";
+import { type FleetRunRecord, fleetLockName } from "../jobs/store/fleet-record.js";
 import type { JobRecord } from "../jobs/store/job-record.js";
 import { rolloutStateOf } from "../jobs/store/rollout-record.js";
 import type { StatusStore } from "../jobs/store/store-roles.js";
 import { accessOf, channelAllowed, lookUpCluster, type Requester } from "./access.js";
 import type { RequestPolicy } from "./prepare-rollout.js";
-import { type ChannelNotAllowed, type Refused, refused, type UnknownCluster } from "./refusals.js";
+import {
+  type ChannelNotAllowed,
+  type Refused,
+  refused,
+  type UnknownCluster,
+  type UnknownFleet,
+} from "./refusals.js";
 
 export interface ReadDeps extends RequestPolicy {
   readonly store: StatusStore;
@@ -76,6 +83,37 @@ export async function readHistory(
     cluster: request.cluster,
     entries: await deps.store.history(request.cluster, HISTORY_LIMIT),
   };
+}
+
+export type FleetStatusResult =
+  | {
+      readonly kind: "fleet";
+      readonly fleet: string;
+      /** Its latest run, or null when it has none on record. */
+      readonly run: FleetRunRecord | null;
+      /** False for a run marked running whose process is gone (the fleet's lock is not held by it). */
+      readonly live: boolean;
+    }
+  | Refused<ReadRefusal | UnknownFleet>;
+
+/** A fleet's latest run; shown where every one of its clusters may be read. */
+export async function readFleetStatus(
+  deps: ReadDeps,
+  request: { readonly fleet: string; readonly requester: Requester },
+): Promise<FleetStatusResult> {
+  const fleet = deps.config.fleets[request.fleet];
+  if (fleet === undefined)
+    return refused({ kind: "unknown-fleet", fleet: request.fleet, known: Object.keys(deps.config.fleets) });
+  for (const cluster of fleet.stages.flat()) {
+    const refusal = readRefusal(deps, cluster, request.requester);
+    if (refusal) return refused(refusal);
+  }
+  const run = await deps.store.loadFleetRun(request.fleet);
+  const live =
+    run === null ||
+    run.status !== "running" ||
+    (await deps.store.readLock(fleetLockName(request.fleet)))?.jobId === run.id;
+  return { kind: "fleet", fleet: request.fleet, run, live };
 }
 
 function stateOf(job: JobRecord): RolloutState | null {

@@ -20,6 +20,13 @@ export interface UnknownCluster {
   readonly known: readonly string[];
 }
 
+export interface UnknownFleet {
+  readonly kind: "unknown-fleet";
+  readonly fleet: string;
+  /** Every configured fleet, in configuration order. */
+  readonly known: readonly string[];
+}
+
 /** The access lists do not allow this Slack user; `reason` is the authorizer's sentence. */
 export interface NotAuthorized {
   readonly kind: "not-authorized";

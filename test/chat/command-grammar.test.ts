@@ -44,6 +44,7 @@ describe("parseCommand", () => {
     ["resume prod", { kind: "resume", cluster: "prod" }],
     ["history prod", { kind: "history", cluster: "prod" }],
     ["rollback prod", { kind: "rollback", cluster: "prod" }],
+    ["fleet status Global", { kind: "fleet-status", fleet: "global" }],
     ["  abort \t prod  ", { kind: "abort", cluster: "prod" }],
   ])("parses %j", (text, command) => {
     expect(parseCommand(text)).toEqual({ kind: "ok", command });
@@ -57,6 +58,11 @@ describe("parseCommand", () => {
     ["abort a b", /exactly one cluster/],
     ["rollback", /'rollback' needs the cluster name/],
     ["rollback prod v3.6", /'rollback' takes exactly one cluster/],
+    ["fleet", /'fleet' needs 'status' and the fleet's name/],
+    ["fleet status", /'fleet status' needs the fleet's name/],
+    ["fleet status a b", /'fleet status' takes exactly one fleet/],
+    ["fleet global v3.7", /a fleet is run and aborted from a terminal/],
+    ["fleet status _x", /'_x' is not a valid fleet name/],
     ["status a b", /at most one cluster/],
     ["status --chart", /'status --chart' needs the cluster name/],
     ["status prod --chart --chart", /--chart is given more than once/],

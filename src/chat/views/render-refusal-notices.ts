@@ -5,6 +5,7 @@ import type {
   ClusterLocked,
   NotAuthorized,
   UnknownCluster,
+  UnknownFleet,
 } from "../../usecases/refusals.js";
 import type { SlackMessage } from "../slack-web-api.js";
 import { utcDateTime } from "./format.js";
@@ -26,6 +27,12 @@ export function renderUnknownCluster(reason: UnknownCluster, name: string): Slac
       ? `Did you mean ${close.map((c) => `\`${c}\``).join(", ")}?`
       : `Known clusters: ${reason.known.map((c) => `\`${c}\``).join(", ") || "none configured"}.`,
     `Try \`${name} status\` to see what runs where.`,
+  ]);
+}
+
+export function renderUnknownFleet(reason: UnknownFleet): SlackMessage {
+  return notice(`Unknown fleet '${escapeMrkdwn(reason.fleet)}'`, [
+    `Known fleets: ${reason.known.map((f) => `\`${f}\``).join(", ") || "none configured (fleets in the config)"}.`,
   ]);
 }
 

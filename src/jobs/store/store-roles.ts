@@ -60,7 +60,7 @@ export type ControlStore = Pick<JobStore, "listJobs" | "requestControl" | "decid
 export type AnswerStore = Pick<JobStore, "loadJob" | "decide">;
 
 /** `status` and `history` (usecases/read-status.ts) and the team's cluster overview: jobs, locks, history. */
-export type StatusStore = Pick<JobStore, "listJobs" | "readLock" | "history">;
+export type StatusStore = Pick<JobStore, "listJobs" | "readLock" | "history" | "loadFleetRun">;
 
 /** The Slack side (chat/use-case-deps.ts): what the listeners' use-cases take of the store, together. */
 export type ChatStore = PrepareStore & ControlStore & AnswerStore & StatusStore;

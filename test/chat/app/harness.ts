@@ -192,6 +192,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       changeWindows: options.changeWindows ?? [],
     },
     clusters: { sim: cluster, "sim-eu": cluster, "prod-cluster": cluster },
+    fleets: { everywhere: { stages: [["sim"], ["sim-eu", "prod-cluster"]] } },
   });
   const replicas: Replica[] = [];
   for (let i = 0; i < (options.replicas ?? 1); i += 1) {

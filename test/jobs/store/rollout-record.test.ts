@@ -41,7 +41,6 @@ describe("rolloutStateOf: checkpoints read back", () => {
     expect(corruption(stored(state, (j) => ({ ...j, v: 3 }))).message).toContain("→ at v");
   });
 
-
   it("a checkpoint inside a pace window reads back as it was written and resumes alike", () => {
     const state = insideWindow();
     expect(state.openWindow?.key).toEqual({ kind: "pace", window: 0 });

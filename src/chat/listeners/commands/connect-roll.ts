@@ -9,6 +9,7 @@ import {
   renderRestarting,
 } from "../../views/render-command-notices.js";
 import { controlSubcommand } from "./control.js";
+import { fleetStatusSubcommand } from "./fleet.js";
 import { helpSubcommand } from "./help.js";
 import { historySubcommand } from "./history.js";
 import { planSubcommand } from "./plan.js";
@@ -113,5 +114,7 @@ async function answer(text: string, ctx: SubcommandContext): Promise<Answer> {
       return rolloutSubcommand(c, ctx);
     case "rollback":
       return rollbackSubcommand(c, ctx);
+    case "fleet-status":
+      return fleetStatusSubcommand(c, ctx);
   }
 }
