@@ -10,7 +10,7 @@ import {
   SocketModeReceiver,
 } from "@slack/bolt";
 import type { Logger } from "pino";
-import { readClusterOverviews } from "./cluster-overview.js";
+import { readClusterOverviews, readFleetOverviews } from "./cluster-overview.js";
 import { createHomeTab, type HomeTab } from "./home-tab.js";
 import { registerApprovalActions } from "./listeners/actions/register-actions.js";
 import { createConnectRollCommand } from "./listeners/commands/connect-roll.js";
@@ -147,6 +147,10 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     overview: () => {
       const { config, store, now } = deps.usecases;
       return readClusterOverviews({ config, store, now: now() });
+    },
+    fleets: () => {
+      const { config, store, now } = deps.usecases;
+      return readFleetOverviews({ config, store, now: now() });
     },
     now: Date.now,
     logger: deps.logger,

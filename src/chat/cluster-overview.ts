@@ -1,9 +1,11 @@
 import { isWithinChangeWindow } from "../config/change-window.js";
 import type { Config } from "../config/schema.js";
 import { stepsDone } from "../core/rollout/summarize.js";
+import { fleetLockName } from "../jobs/store/fleet-record.js";
 import { rolloutStateOf } from "../jobs/store/rollout-record.js";
 import type { StatusStore } from "../jobs/store/store-roles.js";
-import type { ClusterOverview } from "./views/render-overview.js";
+import { fleetStatusLines } from "../wording/fleet-status-text.js";
+import type { ClusterOverview, FleetOverview } from "./views/render-overview.js";
 import { statusStateOf } from "./views/render-status.js";
 
 export interface ClusterOverviewDeps {
@@ -75,6 +77,22 @@ export async function readClusterOverviews(deps: ClusterOverviewDeps): Promise<C
             ? { kind: "open" }
             : { kind: "closed", next: window.next },
     });
+  }
+  return out;
+}
+
+/** Every configured fleet's latest run, as `fleet status` words it (a run whose process is gone: stopped). */
+export async function readFleetOverviews(deps: ClusterOverviewDeps): Promise<FleetOverview[]> {
+  const out: FleetOverview[] = [];
+  for (const name of Object.keys(deps.config.fleets)) {
+    const run = await deps.store.loadFleetRun(name);
+    if (run === null) {
+      out.push({ fleet: name, lines: null });
+      continue;
+    }
+    const live =
+      run.status !== "running" || (await deps.store.readLock(fleetLockName(name)))?.jobId === run.id;
+    out.push({ fleet: name, lines: fleetStatusLines(run, live, null) });
   }
   return out;
 }

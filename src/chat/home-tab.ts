@@ -1,11 +1,13 @@
 import type { Logger } from "pino";
 import type { SlackWebApi } from "./slack-web-api.js";
-import { type ClusterOverview, renderHomeView } from "./views/render-overview.js";
+import { type ClusterOverview, type FleetOverview, renderHomeView } from "./views/render-overview.js";
 
 export interface HomeTabOptions {
   readonly api: SlackWebApi;
   /** Reads every cluster's overview (from the shared store: what any replica did shows). */
   readonly overview: () => Promise<ClusterOverview[]>;
+  /** Reads every configured fleet's latest run (none: no fleet section). */
+  readonly fleets?: () => Promise<FleetOverview[]>;
   readonly now: () => number;
   readonly logger: Logger;
   /** How long `refresh()` gathers changes before publishing; default 1000. */
@@ -42,9 +44,19 @@ export function createHomeTab(options: HomeTabOptions): HomeTab {
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
 
-  async function publish(userId: string, overviews: ClusterOverview[], digest: string): Promise<void> {
+  interface Shown {
+    readonly clusters: ClusterOverview[];
+    readonly fleets: FleetOverview[];
+  }
+
+  async function read(): Promise<Shown> {
+    const [clusters, fleets] = await Promise.all([options.overview(), options.fleets?.() ?? []]);
+    return { clusters, fleets };
+  }
+
+  async function publish(userId: string, shown: Shown, digest: string): Promise<void> {
     try {
-      await options.api.publishHome(userId, renderHomeView(overviews, options.now()));
+      await options.api.publishHome(userId, renderHomeView(shown.clusters, options.now(), shown.fleets));
       if (viewers.has(userId)) viewers.set(userId, digest);
     } catch (err) {
       log.warn({ err, slackUserId: userId }, "home tab not published");
@@ -53,15 +65,15 @@ export function createHomeTab(options: HomeTabOptions): HomeTab {
 
   async function publishChanged(): Promise<void> {
     if (viewers.size === 0) return;
-    let overviews: ClusterOverview[];
+    let shown: Shown;
     try {
-      overviews = await options.overview();
+      shown = await read();
     } catch (err) {
       log.warn({ err }, "overview unreadable; home tabs left as they are");
       return;
     }
-    const digest = JSON.stringify(overviews);
-    for (const [userId, last] of viewers) if (last !== digest) await publish(userId, overviews, digest);
+    const digest = JSON.stringify(shown);
+    for (const [userId, last] of viewers) if (last !== digest) await publish(userId, shown, digest);
   }
 
   function schedule(delayMs: number): void {
@@ -82,8 +94,8 @@ export function createHomeTab(options: HomeTabOptions): HomeTab {
         if (oldest === undefined) break;
         viewers.delete(oldest);
       }
-      const overviews = await options.overview();
-      await publish(userId, overviews, JSON.stringify(overviews));
+      const shown = await read();
+      await publish(userId, shown, JSON.stringify(shown));
     },
     refresh: () => schedule(debounceMs),
     start() {

@@ -110,10 +110,23 @@ export function renderOverviewMessage(overviews: readonly ClusterOverview[], now
 /** Slack's limit of blocks in a Home tab view. */
 const MAX_HOME_BLOCKS = 100;
 
+/** A configured fleet and its latest run as the status lines say it (`fleet status`); null: no run on record. */
+export interface FleetOverview {
+  readonly fleet: string;
+  readonly lines: readonly string[] | null;
+}
+
+function fleetText(f: FleetOverview): string {
+  if (f.lines === null) return `*${escapeMrkdwn(f.fleet)}*: no run on record`;
+  const [headline = "", ...rest] = f.lines;
+  return [`*${escapeMrkdwn(headline)}*`, ...rest.map((l) => escapeMrkdwn(l.trim()))].join("\n");
+}
+
 /** The App Home tab (`views.publish`): the same overview, with a header and dividers; at most 100 blocks. */
 export function renderHomeView(
   overviews: readonly ClusterOverview[],
   now: number,
+  fleets: readonly FleetOverview[] = [],
 ): { type: "home"; blocks: KnownBlock[] } {
   const blocks: KnownBlock[] = [
     header("connect-roll"),
@@ -121,6 +134,8 @@ export function renderHomeView(
   ];
   const clusters = clusterBlocks(overviews, 45);
   for (const block of clusters) blocks.push(divider(), block);
+  if (fleets.length > 0) blocks.push(divider(), header("Fleets"));
+  for (const fleet of fleets.slice(0, 20)) blocks.push(section(fleetText(fleet)));
   blocks.push(
     divider(),
     context(

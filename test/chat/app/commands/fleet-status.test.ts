@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { FleetRunRecord } from "../../../../src/jobs/store/fleet-record.js";
-import { OTHER_CHANNEL, useHarness } from "../harness.js";
+import { OTHER_CHANNEL, STRANGER, useHarness } from "../harness.js";
 
 const startHarness = useHarness();
 
@@ -54,6 +54,14 @@ describe("/connect-roll fleet status <fleet>", () => {
     const live = (await h.command("fleet status everywhere")).text;
     expect(live).toContain("(last change 4m05s later): running");
     expect(live).not.toContain("resume:");
+
+    // The Home tab shows every fleet's latest run too.
+    await h.openHome(STRANGER);
+    const home = await h.waitFor(() => h.fake.store.home(STRANGER), 5000, "home published");
+    const text = JSON.stringify(home);
+    expect(text).toContain("Fleets");
+    expect(text).toContain("fleet everywhere run fl-0a1b2c3d to v3.7");
+    expect(text).toContain("stage 2/2 running: sim-eu running, prod-cluster waiting-window");
   });
 
   it("refuses in one line: an unknown fleet, a channel its clusters do not allow, a fleet started or aborted from Slack", async () => {
