@@ -84,6 +84,27 @@ function historyEntry(job: JobRecord, state: RolloutState, now: number): History
   };
 }
 
+/** Waits between attempts of a start's first store call: about 3 s in all. */
+const START_RETRY_DELAYS_MS = [250, 500, 1_000, 1_500];
+
+/**
+ * A start's lock taken through a store that is restarting or failing over (connection refused, reconnecting): retried
+ * for a few seconds, so a command typed in that moment starts once the store answers instead of failing at once.
+ * Only the lock: one atomic script. (A reply lost after the lock was taken reads, on the retry, as the lock held by
+ * this start's own job id: the start is refused as locked and the lease lapses on its own.)
+ */
+export async function retryBriefly<T>(call: () => Promise<T>): Promise<T> {
+  for (const delay of START_RETRY_DELAYS_MS) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!isAppError(err) || !err.retryable) throw err;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  return call();
+}
+
 export function createRolloutService(options: RolloutServiceOptions): RolloutService {
   const { store, clock, owner, lockTtlMs } = options;
   const log = options.logger.child({ component: "rollout-service" });
@@ -173,7 +194,9 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
     async start(request) {
       if (closed) throw new AppError(ErrorCode.Internal, "the rollout service is shutting down");
       const jobId = request.jobId ?? `cr-${randomUUID().slice(0, 8)}`;
-      const acquired = await store.acquireLock(request.cluster, { jobId, owner, ttlMs: lockTtlMs });
+      const acquired = await retryBriefly(() =>
+        store.acquireLock(request.cluster, { jobId, owner, ttlMs: lockTtlMs }),
+      );
       if (acquired.kind === "held") return { kind: "locked", holder: acquired.holder };
       const lease = acquired.lease;
       // An interrupted rollout of this cluster (its owner died, its lease expired) is resumed by the sweeper from its
