@@ -79,7 +79,12 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
     logger: o.logger,
     onLost: (reason) => stop.abort(reason),
   });
-  const previous = await o.store.loadFleetRun(o.fleet).catch(() => null);
+  const previous = await o.store.loadFleetRun(o.fleet).catch((err: unknown) => {
+    o.warn(
+      `the fleet's last run could not be read (${(err as Error).message}); starting afresh from stage 1`,
+    );
+    return null;
+  });
   const from = resumeFrom(previous, o.stages, o.target);
   const now = Date.now();
   const record: FleetRunRecord = {
@@ -104,6 +109,8 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
   let writes = Promise.resolve();
   let warned = false;
   const save = () => {
+    // Only the holder of the fleet's lock writes the record: once the lock is lost, another run may own it.
+    if (keeper.signal.aborted) return;
     record.updatedAt = Date.now();
     const snapshot = structuredClone(record);
     writes = writes.then(() =>

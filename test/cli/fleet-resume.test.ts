@@ -51,7 +51,8 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-async function writeConfig(file: string, soakBetweenMs: number): Promise<string> {
+/** `quietPeriodMs`: each step's settle gate waits this long (a slower rollout to abort in the middle of). */
+async function writeConfig(file: string, soakBetweenMs: number, quietPeriodMs = 200): Promise<string> {
   const clusters = Object.fromEntries(
     [...sims].map(([name, sim]) => [
       name,
@@ -62,7 +63,7 @@ async function writeConfig(file: string, soakBetweenMs: number): Promise<string>
         delayMs: 1_000,
         restartMs: 200,
         pollIntervalMs: 150,
-        quietPeriodMs: 200,
+        quietPeriodMs,
         consecutivePolls: 2,
       }),
     ]),
@@ -156,6 +157,10 @@ describe("a fleet run kept in Redis", () => {
     expect(stopped.out).toMatch(/stage 2\/2 running: prod-eu running/);
     expect(stopped.out).toContain(`resume: connect-roll fleet run --config ${config} rollout v3.7.2`);
 
+    const abortStopped = await cli(["fleet", "abort", "--config", config, "rollout"]);
+    expect(abortStopped.code).toBe(1);
+    expect(abortStopped.err).toContain("is stopped (its process is gone): nothing runs to abort");
+
     const second = fleetRun(config, "v3.7.2");
     expect(await second.exit, second.err()).toBe(0);
     expect(second.lines.find((l) => l.event === "resumed")).toMatchObject({ stage: 2 });
@@ -166,16 +171,22 @@ describe("a fleet run kept in Redis", () => {
     for (const name of NAMES) expect(after[name], name).toBe((before[name] ?? 0) + 3);
 
     const done = await cli(["fleet", "status", "--config", config, "rollout", "--json"]);
-    expect(JSON.parse(done.out)).toMatchObject({ status: "succeeded", live: true, target: "v3.7.2" });
+    expect(JSON.parse(done.out)).toMatchObject({ status: "succeeded", live: false, target: "v3.7.2" });
   }, 180_000);
 
   it("one run of a fleet at a time; aborted while a cluster rolls: that cluster stops before its next restart and the fleet ends aborted", async () => {
-    const config = await writeConfig("fleet-abort-rolling", 1_000);
+    const config = await writeConfig("fleet-abort-rolling", 1_000, 5_000);
     const before = restarts();
     const run = fleetRun(config, "v3.7.4");
     await waitFor("staging's first restart", () => run.lines.some((l) => l.kind === "restart-issued"), {
       timeoutMs: 60_000,
     });
+    await waitFor(
+      "the record to show staging running",
+      async () =>
+        (await cli(["fleet", "status", "--config", config, "rollout"])).out.includes("staging running"),
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
     const second = fleetRun(config, "v3.7.4");
     expect(await second.exit).toBe(1);
     expect(second.err()).toMatch(

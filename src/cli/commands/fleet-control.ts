@@ -20,7 +20,7 @@ free, the run not finished) is shown as stopped, with the command that resumes i
 
 Options:
   --config FILE   configuration file (default: connect-roll.yml)
-  --json          one JSON object: the stored run, and "live" (false when its process is gone)
+  --json          one JSON object: the stored run, and "live" (whether its process holds the fleet's lock now)
   -h, --help      show this help
 
 Exit codes: 0 shown; 1 no run of this fleet on record, or Redis cannot be read; 2 usage error.`,
@@ -31,9 +31,10 @@ Exit codes: 0 shown; 1 no run of this fleet on record, or Redis cannot be read; 
     return withFleetStore("status", String(values.config), fleet, io, async ({ store, config }) => {
       const run = await store.loadFleetRun(fleet);
       if (run === null) return fail(io, "status", `fleet ${fleet} has no run on record`, ExitCode.Failed);
-      const live = run.status !== "running" || (await store.readLock(fleetLockName(fleet)))?.jobId === run.id;
+      const holding = (await store.readLock(fleetLockName(fleet)))?.jobId === run.id;
+      const live = run.status !== "running" || holding;
       if (values.json === true) {
-        io.stdout.write(`${JSON.stringify({ ...run, live })}\n`);
+        io.stdout.write(`${JSON.stringify({ ...run, live: holding })}\n`);
         return ExitCode.Ok;
       }
       // A fleet removed from the config since cannot be resumed: no command is offered.
@@ -75,6 +76,13 @@ Exit codes: 0 abort recorded; 1 no running run of this fleet, or Redis cannot be
           run === null
             ? `fleet ${fleet} has no run on record: nothing to abort`
             : `fleet ${fleet}'s latest run (${run.id}) is ${run.status}, not running: nothing to abort`,
+          ExitCode.Failed,
+        );
+      if ((await store.readLock(fleetLockName(fleet)))?.jobId !== run.id)
+        return fail(
+          io,
+          "abort",
+          `fleet ${fleet}'s run ${run.id} is stopped (its process is gone): nothing runs to abort; abort an interrupted cluster rollout with connect-roll abort CLUSTER`,
           ExitCode.Failed,
         );
       const at = Date.now();

@@ -150,7 +150,8 @@ async function rollStages(r: FleetRun): Promise<number> {
       stage.map(async (c) => {
         progress.cluster(i, c, "waiting-window");
         if (!(await waitForWindow(config, c, progress.signal, say).catch(() => false))) return NO_WINDOW;
-        if (progress.signal.aborted) return NO_WINDOW;
+        // Looked for now, not at the next poll: an abort recorded while the cluster waited must stop it here.
+        if (progress.signal.aborted || (await progress.checkAbort()) !== null) return NO_WINDOW;
         progress.cluster(i, c, "running");
         const code = await runRollout(clusterValues, [c, target], clusterIo(io, c, json));
         const abortedNow = code !== ExitCode.Ok && (await progress.checkAbort()) !== null;

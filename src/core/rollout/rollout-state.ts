@@ -15,8 +15,10 @@ import type { WindowKey } from "./window-key.js";
 export const ROLLOUT_STATE_VERSION = 2;
 /**
  * The checkpoint versions this build resumes. 2 added the canary soak (settings and track) and a step's `toVersion`
- * (a rollback step); a version-1 checkpoint has neither and resumes alike. A bot of an older build refuses a version
- * it does not know, so during a bot upgrade only a replica of this build takes over a rollout this build started.
+ * (a rollback step); a version-1 checkpoint has neither and resumes alike. A bot of an older build cannot read a version
+ * it does not know: during a bot upgrade, an old replica that takes over a rollout this build started logs the
+ * checkpoint unreadable and holds the cluster's lock for a lease without running it, each time its sweep gets there
+ * first; a replica of this build takes the rollout over when its own sweep does.
  */
 export const READABLE_STATE_VERSIONS = [1, 2] as const;
 

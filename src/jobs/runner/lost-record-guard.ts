@@ -14,6 +14,8 @@ export interface LostRecordGuardOptions {
    * notice its record gone (its next lease renewal) and mark it lost.
    */
   readonly graceMs: number;
+  /** The lease taken on the record's cluster while it is written back. */
+  readonly lockTtlMs: number;
 }
 
 export interface LostRecordGuard {
@@ -58,16 +60,6 @@ export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuar
     }
   }
 
-  /** What took the cluster over since the record vanished (a rerun's job, or whoever holds the lock), or null. */
-  async function supersededBy(record: JobRecord): Promise<string | null> {
-    const later = (await o.store.listJobs({ cluster: record.cluster })).find(
-      (j) => j.id !== record.id && j.createdAt >= record.createdAt,
-    );
-    if (later !== undefined) return `job ${later.id}`;
-    const holder = await o.store.readLock(record.cluster);
-    return holder === null ? null : `the lock holder ${holder.owner} (job ${holder.jobId})`;
-  }
-
   async function writeBack(record: JobRecord, missingMs: number): Promise<void> {
     const { control, messages } = record;
     await o.store.createJob(record);
@@ -89,55 +81,87 @@ export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuar
     });
   }
 
+  /**
+   * Writes the record back while holding its cluster's lock (as the record's job): no rollout can start on the
+   * cluster meanwhile, and no replica can take the record over before its control request is back. Released at the
+   * end, so the orphan sweep takes it over; a cluster that moved on (lock held, a later job) is left alone.
+   */
+  async function writeBackLocked(record: JobRecord, missingMs: number): Promise<string | null> {
+    const acquired = await o.store.acquireLock(record.cluster, {
+      jobId: record.id,
+      owner: `${o.owner} (restoring a lost record)`,
+      ttlMs: o.lockTtlMs,
+    });
+    if (acquired.kind === "held")
+      return `the lock holder ${acquired.holder.owner} (job ${acquired.holder.jobId})`;
+    try {
+      const later = (await o.store.listJobs({ cluster: record.cluster })).find(
+        (j) => j.id !== record.id && j.createdAt >= record.createdAt,
+      );
+      if (later !== undefined) return `job ${later.id}`;
+      await writeBack(record, missingMs);
+      return null;
+    } finally {
+      await o.store.releaseLock(acquired.lease).catch(() => undefined);
+    }
+  }
+
+  /** One remembered record's pass: keep it for the next, forget it, or it was written back. */
+  async function consider(
+    id: string,
+    entry: Remembered,
+    runningHere: (jobId: string) => boolean,
+  ): Promise<"keep" | "forget" | "restored"> {
+    if (runningHere(id)) return "keep";
+    const gone = await missing(id);
+    if (gone === null) return "keep";
+    // Still on record (finished since, most often): nothing to guard.
+    if (!gone) return "forget";
+    const at = o.now();
+    entry.missingSince ??= at;
+    const { cluster } = entry.record;
+    // Looked for at every pass while the record is missing, not only at the end of the grace: Redis may lose the
+    // mark too (a second restart), after a pass has seen it.
+    if (await o.store.recordLostMarked(cluster, id)) {
+      log.info(
+        { jobId: id, cluster },
+        "a vanished rollout record was reported lost by its runner; left lost",
+      );
+      return "forget";
+    }
+    if (at - entry.missingSince < o.graceMs) return "keep";
+    const superseded = await writeBackLocked(entry.record, at - entry.missingSince);
+    if (superseded !== null) {
+      log.info({ jobId: id, cluster, by: superseded }, "a vanished rollout record was superseded; left lost");
+      return "forget";
+    }
+    log.warn(
+      { jobId: id, cluster },
+      "the store lost an unfinished rollout record; written back to be resumed",
+    );
+    return "restored";
+  }
+
   return {
     async sweep(runningHere) {
       const unfinished = await o.store.listJobs({ unfinishedOnly: true });
       const present = new Set(unfinished.map((job) => job.id));
       const restored: string[] = [];
       for (const [id, entry] of remembered) {
-        if (present.has(id) || runningHere(id)) continue;
-        const gone = await missing(id);
-        if (gone === null) continue;
-        // Still on record (finished since, most often): nothing to guard.
-        if (!gone) {
-          remembered.delete(id);
-          continue;
-        }
-        const at = o.now();
-        entry.missingSince ??= at;
-        const { cluster } = entry.record;
-        // Looked for at every pass while the record is missing, not only at the end of the grace: Redis may lose
-        // the mark too (a second restart), after a pass has seen it.
-        if (await o.store.recordLostMarked(cluster, id)) {
-          remembered.delete(id);
-          log.info(
-            { jobId: id, cluster },
-            "a vanished rollout record was reported lost by its runner; left lost",
-          );
-          continue;
-        }
-        if (at - entry.missingSince < o.graceMs) continue;
-        remembered.delete(id);
-        const superseded = await supersededBy(entry.record);
-        if (superseded !== null) {
-          log.info(
-            { jobId: id, cluster, by: superseded },
-            "a vanished rollout record was superseded; left lost",
-          );
-          continue;
-        }
+        if (present.has(id)) continue;
+        let verdict: "keep" | "forget" | "restored";
         try {
-          await writeBack(entry.record, at - entry.missingSince);
+          verdict = await consider(id, entry, runningHere);
         } catch (err) {
-          // A record written meanwhile (by another replica's guard) is not written twice.
-          log.warn({ err, jobId: id, cluster }, "could not write back a vanished rollout record");
-          continue;
+          // The store failing again (it has just lost everything): remembered for the next pass.
+          log.warn(
+            { err, jobId: id },
+            "a vanished rollout record could not be dealt with; trying at the next sweep",
+          );
+          verdict = "keep";
         }
-        log.warn(
-          { jobId: id, cluster },
-          "the store lost an unfinished rollout record; written back to be resumed",
-        );
-        restored.push(id);
+        if (verdict !== "keep") remembered.delete(id);
+        if (verdict === "restored") restored.push(id);
       }
       for (const record of unfinished) {
         // One rollout per cluster at a time: a newer one started only once the older one had ended (or was

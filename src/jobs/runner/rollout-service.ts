@@ -120,6 +120,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
     logger: options.logger,
     owner,
     graceMs: 2 * lockTtlMs,
+    lockTtlMs,
   });
 
   /**
@@ -259,7 +260,9 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
     async resumeOrphans(filter) {
       if (closed) return [];
       const taken: { job: JobRecord; done: Promise<RunOutcome> }[] = [];
-      await guard.sweep((id) => runs.has(id));
+      await guard
+        .sweep((id) => runs.has(id))
+        .catch((err: unknown) => log.warn({ err }, "lost-record sweep failed; orphans are still looked for"));
       for (const orphan of await store.findOrphans()) {
         if (runs.has(orphan.id) || (filter && !filter(orphan))) continue;
         try {

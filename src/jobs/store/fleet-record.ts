@@ -72,5 +72,7 @@ export function resumeFrom(
     previous.stages.every((s, i) => s.clusters.map((c) => c.name).join(",") === (fleet[i] ?? []).join(","));
   if (!same) return null;
   const first = previous.stages.findIndex((s) => s.status !== "succeeded");
-  return first <= 0 ? null : first;
+  // Every stage done, its end not recorded (the process died in between): nothing is left to roll.
+  if (first === -1) return previous.stages.length;
+  return first === 0 ? null : first;
 }

@@ -36,7 +36,8 @@ export type LostRecordStore = Pick<
   JobStore,
   | "listJobs"
   | "loadJob"
-  | "readLock"
+  | "acquireLock"
+  | "releaseLock"
   | "recordLostMarked"
   | "createJob"
   | "requestControl"

@@ -15,7 +15,7 @@ function world() {
   let now = 1_000_000;
   const store = createMemoryJobStore({ data, now: () => now });
   const guard = (owner: string) =>
-    createLostRecordGuard({ store, now: () => now, logger, owner, graceMs: GRACE_MS });
+    createLostRecordGuard({ store, now: () => now, logger, owner, graceMs: GRACE_MS, lockTtlMs: 5_000 });
   return {
     data,
     store,
