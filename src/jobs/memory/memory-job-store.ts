@@ -176,6 +176,11 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
         });
       }
       stored.fields = { ...toStoredFields(valid), cluster: stored.fields.cluster };
+      if (isFinished(valid.status)) for (const tell of data.finishedListeners) tell(valid.id);
+    },
+    async onJobFinished(listener) {
+      data.finishedListeners.add(listener);
+      return () => void data.finishedListeners.delete(listener);
     },
     async listJobs(opts) {
       return listJobsSync(opts);

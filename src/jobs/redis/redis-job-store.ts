@@ -157,8 +157,12 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
           isFinished(record.status) ? "1" : "0",
           f.record,
           f.owner,
-        ].concat([f.status, f.approval]),
+        ].concat([f.status, f.approval, keys.finishedChannel()]),
       );
+    },
+
+    onJobFinished(listener) {
+      return subscriptions.listen(keys.finishedChannel(), listener);
     },
 
     async decide(jobId, approvalId, decision) {

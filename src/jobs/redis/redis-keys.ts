@@ -24,6 +24,7 @@
  * - `clusters`                        set of connect-roll cluster names that have jobs
  * - `job-cluster`                     hash job id → cluster name (a job id alone finds its keys)
  * - channel `decision:<jobId>` carries the approval id whenever a decision is recorded
+ * - channel `jobs-finished` carries a job's id when a checkpoint records it finished
  * Layout 1 (before hash tags) used `lock:<cluster>`, `job:<id>` and a global `jobs:unfinished`:
  * `legacyUnfinishedJobs` is read at start to refuse sharing a Redis with an older version's running rollouts.
  */
@@ -44,6 +45,7 @@ export interface RedisKeys {
   clusters(): string;
   jobCluster(): string;
   decisionChannel(jobId: string): string;
+  finishedChannel(): string;
   legacyUnfinishedJobs(): string;
 }
 
@@ -67,6 +69,7 @@ export function createRedisKeys(prefix: string): RedisKeys {
     clusters: () => `${prefix}clusters`,
     jobCluster: () => `${prefix}job-cluster`,
     decisionChannel: (jobId) => `${prefix}decision:${jobId}`,
+    finishedChannel: () => `${prefix}jobs-finished`,
     legacyUnfinishedJobs: () => `${prefix}jobs:unfinished`,
   };
 }

@@ -27,6 +27,8 @@ export interface LostRecordGuard {
   sweep(runningHere: (jobId: string) => boolean): Promise<string[]>;
   /** Forgets a job this process finished: it is never written back as unfinished by this replica. */
   forget(jobId: string): void;
+  /** Stops listening for jobs finished elsewhere. */
+  close(): void;
 }
 
 interface Remembered {
@@ -47,6 +49,19 @@ interface Remembered {
 export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuard {
   const log = o.logger.child({ component: "lost-record-guard" });
   const remembered = new Map<string, Remembered>();
+  // A job any replica finished is forgotten at once (the store's broadcast): a Redis that loses everything right
+  // after a rollout ended must not have it written back as unfinished from an older pass.
+  let unlisten: (() => void) | null = null;
+  let closed = false;
+  void o.store
+    .onJobFinished((jobId) => remembered.delete(jobId))
+    .then(
+      (stop) => {
+        if (closed) stop();
+        else unlisten = stop;
+      },
+      (err: unknown) => log.warn({ err }, "not told of finished rollouts; relying on the sweep alone"),
+    );
 
   /** True when the store answers that the record does not exist; null when it could not say. */
   async function missing(id: string): Promise<boolean | null> {
@@ -179,6 +194,11 @@ export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuar
 
     forget(jobId) {
       remembered.delete(jobId);
+    },
+
+    close() {
+      closed = true;
+      unlisten?.();
     },
   };
 }

@@ -292,6 +292,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
 
     async close() {
       closed = true;
+      guard.close();
       for (const run of runs.values()) run.controller.abort(new Error("shutting down"));
       await Promise.allSettled([...runs.values()].map((r) => r.done));
     },

@@ -154,6 +154,11 @@ export interface JobStore {
   markRecordLost(cluster: string, jobId: string, ttlMs: number): Promise<void>;
   /** True while a record-lost mark of the job is alive. */
   recordLostMarked(cluster: string, jobId: string): Promise<boolean>;
+  /**
+   * Calls `listener` with a job's id whenever a checkpoint records it finished (any replica's), until the returned
+   * function is called. Best effort (pub/sub loses messages while a connection is down).
+   */
+  onJobFinished(listener: (jobId: string) => void): Promise<() => void>;
 
   // Fleet runs: the latest run of each fleet, written by the process that holds the fleet's lock.
   /** Stores the fleet's latest run, replacing the one before. */

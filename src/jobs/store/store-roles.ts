@@ -39,6 +39,7 @@ export type LostRecordStore = Pick<
   | "acquireLock"
   | "releaseLock"
   | "recordLostMarked"
+  | "onJobFinished"
   | "createJob"
   | "requestControl"
   | "recordSlackMessages"

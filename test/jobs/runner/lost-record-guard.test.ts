@@ -188,6 +188,23 @@ describe("the lost-record guard", () => {
     expect(await missing(w.store, job.id)).toBe(true);
   });
 
+  it("never writes back a job another replica finished: the store tells every guard", async () => {
+    const w = world();
+    const job = aJob();
+    await w.store.createJob(job);
+    const guard = w.guard("bot-b");
+    await guard.sweep(nowhere);
+    const lease = await w.store.acquireLock(job.cluster, { jobId: job.id, owner: "bot-a", ttlMs: 10_000 });
+    if (lease.kind !== "acquired") throw new Error("lock not acquired");
+    await w.store.saveJob(lease.lease, { ...job, status: "aborted" });
+    emptyStore(w.data);
+    await guard.sweep(nowhere);
+    w.advance(GRACE_MS);
+    expect(await guard.sweep(nowhere)).toEqual([]);
+    expect(await missing(w.store, job.id)).toBe(true);
+    guard.close();
+  });
+
   it("is written back once when two replicas' guards both remember it", async () => {
     const w = world();
     const job = aJob();

@@ -94,6 +94,27 @@ export function reportClaimContract(t: ContractContext): void {
     });
   });
 
+  describe("finished jobs told", () => {
+    it("tells every replica's listener the id of a job a checkpoint finished, and not of one still running", async () => {
+      const job = aJob();
+      const other = aJob({ cluster: "stage" });
+      for (const j of [job, other]) await store.createJob(j);
+      const told: string[] = [];
+      const stop = await h.replica.onJobFinished((id) => told.push(id));
+      const save = async (j: typeof job, status: typeof job.status) => {
+        const acquired = await store.acquireLock(j.cluster, { jobId: j.id, owner: "bot-a", ttlMs: LONG_MS });
+        if (acquired.kind !== "acquired") throw new Error("lock not acquired");
+        await store.saveJob(acquired.lease, { ...j, status });
+        await store.releaseLock(acquired.lease);
+      };
+      await save(other, "running");
+      await save(job, "succeeded");
+      await waitFor("the finished job to be told", () => told.includes(job.id));
+      expect(told).toEqual([job.id]);
+      stop();
+    });
+  });
+
   describe("record-lost marks", () => {
     it("needs no record, is seen by every replica, is per job, and lapses after its ttl", async () => {
       expect(await h.replica.recordLostMarked("prod", "gone-1")).toBe(false);
