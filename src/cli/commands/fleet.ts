@@ -1,21 +1,16 @@
 import { hostname } from "node:os";
-import { createInterface } from "node:readline/promises";
-import { setTimeout as sleep } from "node:timers/promises";
-import { createReaderFor } from "../../composition/compose-cluster.js";
-import { isWithinChangeWindow } from "../../config/change-window.js";
 import { formatProblem } from "../../config/config-problem.js";
 import { readEnv } from "../../config/env.js";
 import { loadConfigFile } from "../../config/load-config.js";
 import type { Config, FleetConfig } from "../../config/schema.js";
 import { formatDuration } from "../../core/format-duration.js";
 import { plural } from "../../core/plural.js";
-import type { ClusterSnapshot } from "../../core/snapshot.js";
-import { accessOf } from "../../usecases/access.js";
-import { soakProblems, stageNeedsApproval } from "../../usecases/fleet-stages.js";
+import { stageNeedsApproval } from "../../usecases/fleet-stages.js";
 import { clusterIo } from "../cluster-io.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
 import { type FleetProgress, openFleetProgress } from "../fleet-progress.js";
+import { askStage, soakStage, waitForWindow } from "../fleet-waits.js";
 import { oneLine } from "../one-line.js";
 import { operatorName } from "../operator-store.js";
 import { openRunStore } from "../run-store.js";
@@ -234,96 +229,6 @@ export async function loadFleet(file: string, name: string, io: CliIo): Promise<
     return { kind: "ok", config: parsed.config, fleet };
   } catch (e) {
     return { kind: "error", message: (e as Error).message, code: 1 };
-  }
-}
-
-/** True once the cluster's change window is open (waiting for it, said once); false when none opens again. */
-async function waitForWindow(
-  config: Config,
-  cluster: string,
-  signal: AbortSignal,
-  say: (line: string, event: Record<string, unknown>) => void,
-): Promise<boolean> {
-  const windows = accessOf(config, config.clusters[cluster]).changeWindows;
-  let told = false;
-  for (;;) {
-    const state = isWithinChangeWindow(windows, Date.now());
-    if (state.kind === "open") return true;
-    if (state.nextMs === null) return false;
-    if (!told)
-      say(`${cluster}: outside its change window; waiting until ${state.next}`, {
-        event: "cluster-waiting",
-        cluster,
-        next: state.next,
-      });
-    told = true;
-    await sleep(Math.min(60_000, Math.max(1_000, state.nextMs - Date.now())), undefined, { signal });
-  }
-}
-
-/**
- * The stage's soak: two reads a flow window apart at its start and two at its end, `soakBetweenMs` apart; what went
- * wrong, per cluster.
- */
-async function soakStage(
-  config: Config,
-  fleet: FleetConfig,
-  stage: readonly string[],
-  io: CliIo,
-  signal: AbortSignal,
-): Promise<string[]> {
-  const logger = createRootLogger({ level: "error", pretty: false });
-  const readers = stage.map((c) => {
-    const cluster = config.clusters[c];
-    if (!cluster) throw new Error(`unknown cluster ${c}`);
-    return {
-      name: c,
-      window: cluster.gate.flowWindowMs,
-      reader: createReaderFor({ name: c, cluster, env: io.env, logger }),
-    };
-  });
-  try {
-    const window = Math.min(Math.max(...readers.map((r) => r.window)), Math.floor(fleet.soakBetweenMs / 2));
-    const readAll = () => Promise.all(readers.map((r) => r.reader.read(signal)));
-    const pair = async (): Promise<[ClusterSnapshot, ClusterSnapshot][]> => {
-      const first = await readAll();
-      await sleep(window, undefined, { signal });
-      const second = await readAll();
-      return first.map((s, j) => [s, second[j] ?? s]);
-    };
-    const begin = await pair();
-    await sleep(Math.max(0, fleet.soakBetweenMs - 2 * window), undefined, { signal });
-    const end = await pair();
-    return readers.flatMap((r, j) => {
-      const b = begin[j];
-      const e = end[j];
-      if (!b || !e) return [];
-      if (e[1].connectors === null) return [`${r.name}: its connectors could not be read at the soak's end`];
-      return soakProblems(b, e).map((p) => `${r.name}: ${p}`);
-    });
-  } catch (e) {
-    if (io.signal.aborted) throw e;
-    if (signal.aborted) return [];
-    return [`the soak's reads failed: ${(e as Error).message}`];
-  } finally {
-    await Promise.all(readers.map((r) => r.reader.close()));
-  }
-}
-
-/** Asks on a terminal whether to start a stage; unattended (no terminal), it is not started. */
-async function askStage(io: CliIo, question: string): Promise<boolean> {
-  if (io.stdin.isTTY !== true) return false;
-  const rl = createInterface({ input: io.stdin, output: io.stderr });
-  try {
-    for (;;) {
-      const answer = (await rl.question(`${question} [approve/abort] `, { signal: io.signal }))
-        .trim()
-        .toLowerCase();
-      if (answer !== "" && "approve".startsWith(answer)) return true;
-      if (answer !== "" && "abort".startsWith(answer)) return false;
-    }
-  } finally {
-    rl.close();
   }
 }
 

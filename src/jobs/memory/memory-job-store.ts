@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { AppError, ErrorCode } from "../../core/errors.js";
 import { auditEntrySchema, historyEntrySchema, type StoredAuditEntry } from "../store/audit-and-history.js";
 import { waitForDecisionWith } from "../store/decision-waiter.js";
-import { fleetAbortSchema, fleetRunRecordSchema } from "../store/fleet-record.js";
 import {
   type DecisionRecord,
   decisionRecordSchema,
@@ -27,6 +26,7 @@ import {
   type MemoryJobData,
   type MemoryLock,
 } from "./memory-job-data.js";
+import { createMemorySideRecords } from "./memory-side-records.js";
 
 export interface MemoryJobStoreOptions {
   /** Clock for lock expiry and holder times. Default `Date.now`. */
@@ -118,6 +118,7 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
   const nextAuditId = (): string => `${now()}-${++data.auditSeq}`;
 
   const store: JobStore = {
+    ...createMemorySideRecords(data, now),
     async acquireLock(cluster, { jobId, owner, ttlMs }) {
       return acquire(cluster, jobId, owner, ttlMs);
     },
@@ -255,30 +256,6 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
       if (claim !== undefined && claim.expiresAt > at) return false;
       data.reportClaims.set(jobId, { owner, expiresAt: at + ttlMs });
       return true;
-    },
-
-    async markRecordLost(cluster, jobId, ttlMs) {
-      data.lostMarks.set(JSON.stringify([cluster, jobId]), now() + ttlMs);
-    },
-    async recordLostMarked(cluster, jobId) {
-      return (data.lostMarks.get(JSON.stringify([cluster, jobId])) ?? 0) > now();
-    },
-
-    async saveFleetRun(record) {
-      data.fleetRuns.set(record.fleet, JSON.stringify(fleetRunRecordSchema.parse(record)));
-    },
-    async loadFleetRun(fleet) {
-      const text = data.fleetRuns.get(fleet);
-      return text === undefined ? null : parseStored(`fleet-run:${fleet}`, text, fleetRunRecordSchema);
-    },
-    async requestFleetAbort(fleet, runId, request) {
-      const key = JSON.stringify([fleet, runId]);
-      if (!data.fleetAborts.has(key))
-        data.fleetAborts.set(key, JSON.stringify(fleetAbortSchema.parse(request)));
-    },
-    async fleetAbortRequest(fleet, runId) {
-      const text = data.fleetAborts.get(JSON.stringify([fleet, runId]));
-      return text === undefined ? null : parseStored(`fleet-abort:${fleet}`, text, fleetAbortSchema);
     },
 
     async appendAudit(jobId, entry) {

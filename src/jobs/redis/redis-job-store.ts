@@ -2,7 +2,6 @@ import type { Cluster, Redis } from "ioredis";
 import { AppError, ErrorCode } from "../../core/errors.js";
 import { auditEntrySchema, historyEntrySchema } from "../store/audit-and-history.js";
 import { waitForDecisionWith } from "../store/decision-waiter.js";
-import { fleetAbortSchema, fleetRunRecordSchema } from "../store/fleet-record.js";
 import {
   decisionRecordSchema,
   isFinished,
@@ -16,11 +15,9 @@ import { reconnectAfterUnaskedEnd } from "./redis-client.js";
 import { createRedisJobReads } from "./redis-job-reads.js";
 import { createRedisLocks } from "./redis-locks.js";
 import { parseAuditRow, parseStatus, replyArray, replyNumber, replyString } from "./redis-replies.js";
+import { createRedisSideRecords } from "./redis-side-records.js";
 import { createRedisStoreContext } from "./redis-store-context.js";
 import { createRedisSubscriptions } from "./redis-subscriptions.js";
-
-/** How long a fleet run's abort request is kept: far longer than any fleet run. */
-const FLEET_ABORT_TTL_MS = 30 * 24 * 60 * 60_000;
 
 export interface RedisJobStoreOptions {
   /**
@@ -107,6 +104,7 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
   };
 
   const store: JobStore = {
+    ...createRedisSideRecords(ctx),
     ...createRedisLocks(ctx, { listJobs: reads.listJobs, appendAudit, now, auditLimit }),
     ...reads,
 
@@ -218,40 +216,6 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
       return (
         replyNumber(await run(name, keysOfClaim, [owner, Math.max(1, Math.ceil(ttlMs)), jobId]), name) === 1
       );
-    },
-
-    async markRecordLost(cluster, jobId, ttlMs) {
-      const key = keys.recordLost(cluster, jobId);
-      await call("markRecordLost", key, () => redis.set(key, "1", "PX", Math.max(1, Math.ceil(ttlMs))));
-    },
-
-    async recordLostMarked(cluster, jobId) {
-      const key = keys.recordLost(cluster, jobId);
-      return (await call("recordLostMarked", key, () => redis.exists(key))) === 1;
-    },
-
-    async saveFleetRun(record) {
-      const key = keys.fleetRun(record.fleet);
-      const body = JSON.stringify(fleetRunRecordSchema.parse(record));
-      await call("saveFleetRun", key, () => redis.set(key, body));
-    },
-
-    async loadFleetRun(fleet) {
-      const key = keys.fleetRun(fleet);
-      const text = await call("loadFleetRun", key, () => redis.get(key));
-      return text === null ? null : parseStored(key, text, fleetRunRecordSchema);
-    },
-
-    async requestFleetAbort(fleet, runId, request) {
-      const key = keys.fleetAbort(fleet, runId);
-      const body = JSON.stringify(fleetAbortSchema.parse(request));
-      await call("requestFleetAbort", key, () => redis.set(key, body, "PX", FLEET_ABORT_TTL_MS, "NX"));
-    },
-
-    async fleetAbortRequest(fleet, runId) {
-      const key = keys.fleetAbort(fleet, runId);
-      const text = await call("fleetAbortRequest", key, () => redis.get(key));
-      return text === null ? null : parseStored(key, text, fleetAbortSchema);
     },
 
     appendAudit,

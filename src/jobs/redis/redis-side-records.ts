@@ -1,0 +1,57 @@
+import { fleetAbortSchema, fleetRunRecordSchema } from "../store/fleet-record.js";
+import { parseStored } from "../store/job-record.js";
+import type { JobStore } from "../store/job-store.js";
+import type { RedisStoreContext } from "./redis-store-context.js";
+
+/** How long a fleet run's abort request is kept: far longer than any fleet run. */
+const FLEET_ABORT_TTL_MS = 30 * 24 * 60 * 60_000;
+
+/** The Redis job store's records beside the jobs: record-lost marks and fleet runs, each a plain key. */
+export function createRedisSideRecords(
+  ctx: RedisStoreContext,
+): Pick<
+  JobStore,
+  | "markRecordLost"
+  | "recordLostMarked"
+  | "saveFleetRun"
+  | "loadFleetRun"
+  | "requestFleetAbort"
+  | "fleetAbortRequest"
+> {
+  const { redis, keys, call } = ctx;
+  return {
+    async markRecordLost(cluster, jobId, ttlMs) {
+      const key = keys.recordLost(cluster, jobId);
+      await call("markRecordLost", key, () => redis.set(key, "1", "PX", Math.max(1, Math.ceil(ttlMs))));
+    },
+
+    async recordLostMarked(cluster, jobId) {
+      const key = keys.recordLost(cluster, jobId);
+      return (await call("recordLostMarked", key, () => redis.exists(key))) === 1;
+    },
+
+    async saveFleetRun(record) {
+      const key = keys.fleetRun(record.fleet);
+      const body = JSON.stringify(fleetRunRecordSchema.parse(record));
+      await call("saveFleetRun", key, () => redis.set(key, body));
+    },
+
+    async loadFleetRun(fleet) {
+      const key = keys.fleetRun(fleet);
+      const text = await call("loadFleetRun", key, () => redis.get(key));
+      return text === null ? null : parseStored(key, text, fleetRunRecordSchema);
+    },
+
+    async requestFleetAbort(fleet, runId, request) {
+      const key = keys.fleetAbort(fleet, runId);
+      const body = JSON.stringify(fleetAbortSchema.parse(request));
+      await call("requestFleetAbort", key, () => redis.set(key, body, "PX", FLEET_ABORT_TTL_MS, "NX"));
+    },
+
+    async fleetAbortRequest(fleet, runId) {
+      const key = keys.fleetAbort(fleet, runId);
+      const text = await call("fleetAbortRequest", key, () => redis.get(key));
+      return text === null ? null : parseStored(key, text, fleetAbortSchema);
+    },
+  };
+}
