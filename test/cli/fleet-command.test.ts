@@ -1,15 +1,12 @@
-import { writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { fleetRunCommand } from "../../src/cli/commands/fleet.js";
 import { fleetPlanCommand } from "../../src/cli/commands/fleet-plan.js";
 import { runCli } from "../../src/cli/main.js";
-import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
+import { jsonLines } from "../support/json-lines.js";
 import { waitFor } from "../support/wait-for.js";
+import { type FleetLine as Line, restartTotals, writeSimFleetConfig } from "./support/fleet-fixtures.js";
 import { QUICK_SIM } from "./support/sim-config-file.js";
 
 const program = { version: "0.0.0", commands: [fleetRunCommand] };
@@ -20,27 +17,8 @@ const SLOW = { "sim.slow.on.version": "3.7.3" };
 const sims = new Map<string, RunningSim>();
 
 /** A config with the simulated clusters and fleets over them; the canary-bad cluster soaks its canary for 2 s. */
-async function writeConfig(file: string, fleets: Record<string, unknown>): Promise<string> {
-  const clusters = Object.fromEntries(
-    [...sims].map(([name, sim]) => [
-      name,
-      simClusterConfig({
-        clusterName: name,
-        workers: sim.workers,
-        controlUrl: sim.controlUrl,
-        delayMs: 1_000,
-        restartMs: 200,
-        pollIntervalMs: 150,
-        quietPeriodMs: 200,
-        consecutivePolls: 2,
-        ...(name === BAD ? { canarySoakMs: 2_000 } : {}),
-      }),
-    ]),
-  );
-  const path = join(tmpdir(), `connect-roll-${file}-${process.pid}.yml`);
-  await writeFile(path, stringify({ clusters, fleets }));
-  return path;
-}
+const writeConfig = (file: string, fleets: Record<string, unknown>) =>
+  writeSimFleetConfig(file, sims, fleets, (name) => (name === BAD ? { canarySoakMs: 2_000 } : {}));
 
 beforeAll(async () => {
   for (const [i, name] of NAMES.entries()) {
@@ -74,35 +52,14 @@ afterAll(async () => {
   for (const sim of sims.values()) await sim.close();
 });
 
-interface Line {
-  readonly kind: string;
-  readonly cluster?: string;
-  readonly fleet?: string;
-  readonly event?: string;
-  readonly stage?: number;
-  readonly result?: string;
-  readonly reason?: string;
-}
-
 async function fleet(config: string, args: readonly string[]) {
   const io = captureIo({ LOG_LEVEL: "error" });
   const code = await runCli(program, ["fleet", "run", "--config", config, ...args], io);
-  const lines = io
-    .out()
-    .trim()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Line);
+  const lines = jsonLines<Line>(io.out());
   return { code, lines, err: io.err() };
 }
 
-const restarts = () =>
-  Object.fromEntries(
-    [...sims].map(([n, s]) => [
-      n,
-      Object.values(s.cluster.state().counters.restarts).reduce((a, b) => a + b, 0),
-    ]),
-  );
+const restarts = () => restartTotals(sims);
 
 describe("connect-roll fleet run", () => {
   it("stops before a stage that is not approved, unattended, with nothing of it run", async () => {

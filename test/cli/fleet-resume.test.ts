@@ -1,18 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { fleetAbortCommand, fleetStatusCommand } from "../../src/cli/commands/fleet-control.js";
 import { runCli } from "../../src/cli/main.js";
-import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
 import { waitFor } from "../support/wait-for.js";
+import { type FleetLine as Line, restartTotals, writeSimFleetConfig } from "./support/fleet-fixtures.js";
 import { QUICK_SIM } from "./support/sim-config-file.js";
 
 /**
@@ -52,36 +48,15 @@ afterAll(async () => {
 });
 
 /** `quietPeriodMs`: each step's settle gate waits this long (a slower rollout to abort in the middle of). */
-async function writeConfig(file: string, soakBetweenMs: number, quietPeriodMs = 200): Promise<string> {
-  const clusters = Object.fromEntries(
-    [...sims].map(([name, sim]) => [
-      name,
-      simClusterConfig({
-        clusterName: name,
-        workers: sim.workers,
-        controlUrl: sim.controlUrl,
-        delayMs: 1_000,
-        restartMs: 200,
-        pollIntervalMs: 150,
-        quietPeriodMs,
-        consecutivePolls: 2,
-      }),
-    ]),
+const writeConfig = (file: string, soakBetweenMs: number, quietPeriodMs = 200) =>
+  writeSimFleetConfig(
+    file,
+    sims,
+    { rollout: { stages: [["staging"], ["prod-eu", "prod-us"]], soakBetweenMs } },
+    () => ({
+      quietPeriodMs,
+    }),
   );
-  const fleets = { rollout: { stages: [["staging"], ["prod-eu", "prod-us"]], soakBetweenMs } };
-  const path = join(tmpdir(), `connect-roll-${file}-${process.pid}.yml`);
-  await writeFile(path, stringify({ clusters, fleets }));
-  return path;
-}
-
-interface Line {
-  readonly kind: string;
-  readonly cluster?: string;
-  readonly event?: string;
-  readonly stage?: number;
-  readonly result?: string;
-  readonly reason?: string;
-}
 
 /** `connect-roll fleet run` as a child process: its JSON lines as they come, and its exit code. */
 function fleetRun(config: string, target: string) {
@@ -122,13 +97,7 @@ async function cli(args: readonly string[]) {
   return { code, out: io.out(), err: io.err() };
 }
 
-const restarts = () =>
-  Object.fromEntries(
-    [...sims].map(([n, s]) => [
-      n,
-      Object.values(s.cluster.state().counters.restarts).reduce((a, b) => a + b, 0),
-    ]),
-  );
+const restarts = () => restartTotals(sims);
 
 describe("a fleet run kept in Redis", () => {
   it("killed mid-stage, is shown stopped; the rerun resumes at that stage, never rolls or soaks the done stage again, and every worker restarts once", async () => {

@@ -6,6 +6,7 @@ import { runCommand } from "../../src/cli/commands/run.js";
 import { runCli } from "../../src/cli/main.js";
 import type { RunningSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
+import { jsonLines } from "../support/json-lines.js";
 import { quickSimWithConfig } from "./support/sim-config-file.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -36,12 +37,7 @@ interface Line {
 async function cli(args: readonly string[]): Promise<{ code: number; lines: Line[]; err: string }> {
   const io = captureIo(env);
   const code = await runCli(program, [...args], io);
-  const lines = io
-    .out()
-    .trim()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Line);
+  const lines = jsonLines<Line>(io.out());
   return { code, lines, err: io.err() };
 }
 

@@ -7,7 +7,9 @@ import { fleetRunCommand } from "../../src/cli/commands/fleet.js";
 import { runCli } from "../../src/cli/main.js";
 import type { LabOptions } from "../../src/lab/lab-options.js";
 import { type RunningLab, startLab } from "../../src/lab/start-lab.js";
+import type { FleetLine as Line } from "../cli/support/fleet-fixtures.js";
 import { captureIo } from "../support/capture-io.js";
+import { jsonLines } from "../support/json-lines.js";
 import { labState, writeLabConfig } from "./lab-support.js";
 
 /** A fleet of two real labs in two stages: `connect-roll fleet run` upgrades both, the second after the first soaked. */
@@ -15,14 +17,6 @@ const labs: RunningLab[] = [];
 afterAll(async () => {
   for (const lab of labs) await lab.close();
 });
-
-interface Line {
-  readonly kind: string;
-  readonly cluster?: string;
-  readonly event?: string;
-  readonly stage?: number;
-  readonly result?: string;
-}
 
 describe("a fleet of real labs", () => {
   it("upgrades two labs 3.9.1 → 4.1.1 in two stages: stage 2 only after stage 1 succeeded and soaked; every worker once", async () => {
@@ -50,12 +44,7 @@ describe("a fleet of real labs", () => {
       ["fleet", "run", "--config", config, "labs", "4.1.1", "--yes", "--json"],
       io,
     );
-    const lines = io
-      .out()
-      .trim()
-      .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l) as Line);
+    const lines = jsonLines<Line>(io.out());
     expect(lines.at(-1), io.err() + JSON.stringify(lines.slice(-4))).toMatchObject({
       kind: "fleet",
       event: "summary",

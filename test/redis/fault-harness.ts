@@ -8,6 +8,7 @@ import { simClusterConfig } from "../../src/composition/sim-cluster-config.js";
 import { type RunningSim, startSim } from "../../src/sim/start-sim.js";
 import { captureIo } from "../support/capture-io.js";
 import { FAST_REAL_TIME_SIM } from "../support/fast-sim.js";
+import { jsonLines } from "../support/json-lines.js";
 import { waitFor } from "../support/wait-for.js";
 
 const program = { version: "0.0.0", commands: [runCommand] };
@@ -80,12 +81,7 @@ export function startRun(
     done,
     out: io.out,
     err: io.err,
-    events: () =>
-      io
-        .out()
-        .split("\n")
-        .filter((l) => l.startsWith("{"))
-        .map((l) => JSON.parse(l) as { kind: string }),
+    events: () => jsonLines<{ kind: string }>(io.out()),
     interrupt: () => controller.abort(),
   };
 }

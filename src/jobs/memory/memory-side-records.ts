@@ -1,21 +1,10 @@
 import { fleetAbortSchema, fleetRunRecordSchema } from "../store/fleet-record.js";
 import { parseStored } from "../store/job-record.js";
-import type { JobStore } from "../store/job-store.js";
+import type { SideRecords } from "../store/store-roles.js";
 import type { MemoryJobData } from "./memory-job-data.js";
 
 /** The in-process store's records beside the jobs: record-lost marks and fleet runs (as text, like Redis). */
-export function createMemorySideRecords(
-  data: MemoryJobData,
-  now: () => number,
-): Pick<
-  JobStore,
-  | "markRecordLost"
-  | "recordLostMarked"
-  | "saveFleetRun"
-  | "loadFleetRun"
-  | "requestFleetAbort"
-  | "fleetAbortRequest"
-> {
+export function createMemorySideRecords(data: MemoryJobData, now: () => number): SideRecords {
   return {
     async markRecordLost(cluster, jobId, ttlMs) {
       data.lostMarks.set(JSON.stringify([cluster, jobId]), now() + ttlMs);

@@ -1,23 +1,13 @@
 import { fleetAbortSchema, fleetRunRecordSchema } from "../store/fleet-record.js";
 import { parseStored } from "../store/job-record.js";
-import type { JobStore } from "../store/job-store.js";
+import type { SideRecords } from "../store/store-roles.js";
 import type { RedisStoreContext } from "./redis-store-context.js";
 
 /** How long a fleet run's abort request is kept: far longer than any fleet run. */
 const FLEET_ABORT_TTL_MS = 30 * 24 * 60 * 60_000;
 
 /** The Redis job store's records beside the jobs: record-lost marks and fleet runs, each a plain key. */
-export function createRedisSideRecords(
-  ctx: RedisStoreContext,
-): Pick<
-  JobStore,
-  | "markRecordLost"
-  | "recordLostMarked"
-  | "saveFleetRun"
-  | "loadFleetRun"
-  | "requestFleetAbort"
-  | "fleetAbortRequest"
-> {
+export function createRedisSideRecords(ctx: RedisStoreContext): SideRecords {
   const { redis, keys, call } = ctx;
   return {
     async markRecordLost(cluster, jobId, ttlMs) {

@@ -166,6 +166,7 @@ export function createRolloutService(options: RolloutServiceOptions): RolloutSer
       try {
         const outcome = await runRollout(deps, job, lease, signal, first);
         if (outcome.kind === "finished") {
+          // Also told by the store's broadcast; this one holds when the subscriber connection is down.
           guard.forget(job.id);
           const entry = historyEntry(job, outcome.state, clock.now());
           if (entry)

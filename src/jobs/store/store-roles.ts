@@ -46,6 +46,17 @@ export type LostRecordStore = Pick<
   | "appendAudit"
 >;
 
+/** The records beside the jobs, one part of each store (memory-side-records.ts, redis-side-records.ts). */
+export type SideRecords = Pick<
+  JobStore,
+  | "markRecordLost"
+  | "recordLostMarked"
+  | "saveFleetRun"
+  | "loadFleetRun"
+  | "requestFleetAbort"
+  | "fleetAbortRequest"
+>;
+
 /** An approval source that waits for people's answers (chat's slack-approval-source.ts). */
 export type ApprovalWaitStore = Pick<JobStore, "waitForDecision">;
 

@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { simClusterConfig } from "../../../src/composition/sim-cluster-config.js";
+import { type SimConfigInput, simClusterConfig } from "../../../src/composition/sim-cluster-config.js";
 import { type RunningSim, type StartSimOptions, startSim } from "../../../src/sim/start-sim.js";
 import { waitFor } from "../../support/wait-for.js";
 
@@ -18,6 +18,28 @@ export const QUICK_SIM = {
 } as const satisfies StartSimOptions;
 
 /**
+ * The config section of a simulated cluster the CLI rolls quickly: 1 s scheduled delay, 200 ms restarts, a gate of
+ * two 150 ms polls after a 200 ms quiet period; `extra` overrides any of them.
+ */
+export function quickClusterConfig(
+  name: string,
+  sim: RunningSim,
+  extra: Partial<SimConfigInput> = {},
+): Record<string, unknown> {
+  return simClusterConfig({
+    clusterName: name,
+    workers: sim.workers,
+    controlUrl: sim.controlUrl,
+    delayMs: 1_000,
+    restartMs: 200,
+    pollIntervalMs: 150,
+    quietPeriodMs: 200,
+    consecutivePolls: 2,
+    ...extra,
+  });
+}
+
+/**
  * A simulated cluster in real time that the CLI can roll quickly (1 s scheduled delay, 200 ms restarts, a gate of two
  * 150 ms polls after a 200 ms quiet period), and a config file naming it `sim`; resolves once every task runs.
  * `name` tells the config files of different test files apart; `adjust` may change the cluster's section.
@@ -29,16 +51,7 @@ export async function quickSimWithConfig(
 ): Promise<{ sim: RunningSim; config: string }> {
   const sim = await startSim({ ...QUICK_SIM, ...options });
   const config = join(tmpdir(), `connect-roll-${name}-${process.pid}.yml`);
-  const cluster = simClusterConfig({
-    clusterName: "sim",
-    workers: sim.workers,
-    controlUrl: sim.controlUrl,
-    delayMs: 1_000,
-    restartMs: 200,
-    pollIntervalMs: 150,
-    quietPeriodMs: 200,
-    consecutivePolls: 2,
-  });
+  const cluster = quickClusterConfig("sim", sim);
   await writeFile(config, stringify({ clusters: { sim: adjust(cluster) } }));
   await waitFor("the simulator to start every task", () => {
     const state = sim.cluster.state();

@@ -2,12 +2,15 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { createMemoryJobData, type MemoryJobData } from "../../../src/jobs/memory/memory-job-data.js";
 import { createMemoryJobStore } from "../../../src/jobs/memory/memory-job-store.js";
-import { createLostRecordGuard } from "../../../src/jobs/runner/lost-record-guard.js";
+import { createLostRecordGuard, type LostRecordGuard } from "../../../src/jobs/runner/lost-record-guard.js";
+import type { JobRecord } from "../../../src/jobs/store/job-record.js";
 import type { JobStore } from "../../../src/jobs/store/job-store.js";
 import { aJob } from "../store/job-fixtures.js";
 
 const logger = pino({ level: "silent" });
 const GRACE_MS = 4_000;
+
+const nowhere = () => false;
 
 /** Two replicas over one store, each with its own guard and a clock the test moves. */
 function world() {
@@ -23,6 +26,24 @@ function world() {
     advance: (ms: number) => {
       now += ms;
     },
+    /** A guard of `owner` that has seen `jobs` (stored first) at one pass. */
+    async seen(owner: string, ...jobs: JobRecord[]) {
+      for (const job of jobs) await store.createJob(job);
+      const g = guard(owner);
+      await g.sweep(nowhere);
+      return g;
+    },
+    /** Redis loses everything, and the guards' next pass finds the records missing. */
+    async lose(...guards: LostRecordGuard[]) {
+      emptyStore(data);
+      for (const g of guards) await g.sweep(nowhere);
+    },
+    /** Another replica's runner ends `job` with `status` (a fenced checkpoint under the cluster's lock). */
+    async finish(job: JobRecord, status: JobRecord["status"]) {
+      const lease = await store.acquireLock(job.cluster, { jobId: job.id, owner: "bot-a", ttlMs: 10_000 });
+      if (lease.kind !== "acquired") throw new Error("lock not acquired");
+      await store.saveJob(lease.lease, { ...job, status });
+    },
   };
 }
 
@@ -31,8 +52,6 @@ function emptyStore(data: MemoryJobData): void {
   for (const map of [data.jobs, data.locks, data.fences, data.audit, data.history, data.reportClaims])
     map.clear();
 }
-
-const nowhere = () => false;
 
 async function missing(store: JobStore, id: string): Promise<boolean> {
   return store.loadJob(id).then(
@@ -73,9 +92,7 @@ describe("the lost-record guard", () => {
   it("leaves a record lost when its runner marked it so (that runner told its thread to rerun)", async () => {
     const w = world();
     const job = aJob();
-    await w.store.createJob(job);
-    const guard = w.guard("bot-b");
-    await guard.sweep(nowhere);
+    const guard = await w.seen("bot-b", job);
     emptyStore(w.data);
     await w.store.markRecordLost(job.cluster, job.id, 60_000);
     await guard.sweep(nowhere);
@@ -90,9 +107,7 @@ describe("the lost-record guard", () => {
   it("leaves it lost when a pass saw the mark, though a second restart of Redis took the mark too", async () => {
     const w = world();
     const job = aJob();
-    await w.store.createJob(job);
-    const guard = w.guard("bot-b");
-    await guard.sweep(nowhere);
+    const guard = await w.seen("bot-b", job);
     emptyStore(w.data);
     await w.store.markRecordLost(job.cluster, job.id, 60_000);
     await guard.sweep(nowhere);
@@ -107,11 +122,8 @@ describe("the lost-record guard", () => {
     const w = world();
     const lost = aJob();
     const other = aJob({ cluster: "stage" });
-    for (const job of [lost, other]) await w.store.createJob(job);
-    const guard = w.guard("bot-b");
-    await guard.sweep(nowhere);
-    emptyStore(w.data);
-    await guard.sweep(nowhere);
+    const guard = await w.seen("bot-b", lost, other);
+    await w.lose(guard);
     w.advance(GRACE_MS);
     // The rerun finished before the grace ran out; the other cluster's lock is held by someone who started anew.
     const rerun = aJob({ status: "succeeded", createdAt: lost.createdAt + 1 });
@@ -126,11 +138,8 @@ describe("the lost-record guard", () => {
     const w = world();
     const older = aJob({ createdAt: 1 });
     const newer = aJob({ createdAt: 2 });
-    for (const job of [older, newer]) await w.store.createJob(job);
-    const guard = w.guard("bot-b");
-    await guard.sweep(nowhere);
-    emptyStore(w.data);
-    await guard.sweep(nowhere);
+    const guard = await w.seen("bot-b", older, newer);
+    await w.lose(guard);
     w.advance(GRACE_MS);
     expect(await guard.sweep(nowhere)).toEqual([newer.id]);
     expect(await missing(w.store, older.id)).toBe(true);
@@ -140,16 +149,8 @@ describe("the lost-record guard", () => {
     const w = world();
     const finishing = aJob();
     const blinking = aJob({ cluster: "stage" });
-    for (const job of [finishing, blinking]) await w.store.createJob(job);
-    const guard = w.guard("bot-b");
-    await guard.sweep(nowhere);
-    const lease = await w.store.acquireLock(finishing.cluster, {
-      jobId: finishing.id,
-      owner: "bot-a",
-      ttlMs: 10_000,
-    });
-    if (lease.kind !== "acquired") throw new Error("lock not acquired");
-    await w.store.saveJob(lease.lease, { ...finishing, status: "succeeded" });
+    const guard = await w.seen("bot-b", finishing, blinking);
+    await w.finish(finishing, "succeeded");
     const blinked = w.data.jobs.get(blinking.id);
     w.data.jobs.delete(blinking.id);
     await guard.sweep(nowhere);
@@ -163,9 +164,7 @@ describe("the lost-record guard", () => {
   it("does not touch a job this process runs (its own runner handles a vanished record)", async () => {
     const w = world();
     const job = aJob();
-    await w.store.createJob(job);
-    const guard = w.guard("bot-a");
-    await guard.sweep(nowhere);
+    const guard = await w.seen("bot-a", job);
     emptyStore(w.data);
     const mine = (id: string) => id === job.id;
     await guard.sweep(mine);
@@ -177,12 +176,9 @@ describe("the lost-record guard", () => {
   it("never writes back a job this process finished and forgot, though Redis lost it before the next sweep", async () => {
     const w = world();
     const job = aJob();
-    await w.store.createJob(job);
-    const guard = w.guard("bot-a");
-    await guard.sweep(nowhere);
+    const guard = await w.seen("bot-a", job);
     guard.forget(job.id);
-    emptyStore(w.data);
-    await guard.sweep(nowhere);
+    await w.lose(guard);
     w.advance(GRACE_MS);
     expect(await guard.sweep(nowhere)).toEqual([]);
     expect(await missing(w.store, job.id)).toBe(true);
@@ -191,14 +187,11 @@ describe("the lost-record guard", () => {
   it("never writes back a job another replica finished: the store tells every guard", async () => {
     const w = world();
     const job = aJob();
-    await w.store.createJob(job);
-    const guard = w.guard("bot-b");
-    await guard.sweep(nowhere);
+    const guard = await w.seen("bot-b", job);
     const lease = await w.store.acquireLock(job.cluster, { jobId: job.id, owner: "bot-a", ttlMs: 10_000 });
     if (lease.kind !== "acquired") throw new Error("lock not acquired");
     await w.store.saveJob(lease.lease, { ...job, status: "aborted" });
-    emptyStore(w.data);
-    await guard.sweep(nowhere);
+    await w.lose(guard);
     w.advance(GRACE_MS);
     expect(await guard.sweep(nowhere)).toEqual([]);
     expect(await missing(w.store, job.id)).toBe(true);
@@ -208,13 +201,9 @@ describe("the lost-record guard", () => {
   it("is written back once when two replicas' guards both remember it", async () => {
     const w = world();
     const job = aJob();
-    await w.store.createJob(job);
-    const [b, c] = [w.guard("bot-b"), w.guard("bot-c")];
-    await b.sweep(nowhere);
-    await c.sweep(nowhere);
-    emptyStore(w.data);
-    await b.sweep(nowhere);
-    await c.sweep(nowhere);
+    const b = await w.seen("bot-b", job);
+    const c = await w.seen("bot-c");
+    await w.lose(b, c);
     w.advance(GRACE_MS);
     const restored = [...(await b.sweep(nowhere)), ...(await c.sweep(nowhere))];
     expect(restored).toEqual([job.id]);
