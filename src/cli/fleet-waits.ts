@@ -1,39 +1,13 @@
 import { createInterface } from "node:readline/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createReaderFor } from "../composition/compose-cluster.js";
-import { isWithinChangeWindow } from "../config/change-window.js";
 import type { Config, FleetConfig } from "../config/schema.js";
 import type { ClusterSnapshot } from "../core/snapshot.js";
-import { accessOf } from "../usecases/access.js";
 import { soakProblems } from "../usecases/fleet-stages.js";
 import type { CliIo } from "./command.js";
 import { createRootLogger } from "./create-logger.js";
 
-/** What a fleet run waits on between its clusters' rollouts: a change window, the soak, a stage's approval. */
-
-/** True once the cluster's change window is open (waiting for it, said once); false when none opens again. */
-export async function waitForWindow(
-  config: Config,
-  cluster: string,
-  signal: AbortSignal,
-  say: (line: string, event: Record<string, unknown>) => void,
-): Promise<boolean> {
-  const windows = accessOf(config, config.clusters[cluster]).changeWindows;
-  let told = false;
-  for (;;) {
-    const state = isWithinChangeWindow(windows, Date.now());
-    if (state.kind === "open") return true;
-    if (state.nextMs === null) return false;
-    if (!told)
-      say(`${cluster}: outside its change window; waiting until ${state.next}`, {
-        event: "cluster-waiting",
-        cluster,
-        next: state.next,
-      });
-    told = true;
-    await sleep(Math.min(60_000, Math.max(1_000, state.nextMs - Date.now())), undefined, { signal });
-  }
-}
+/** What a terminal's fleet run waits on between its clusters' rollouts: the soak, a stage's approval. */
 
 /**
  * The stage's soak: two reads a flow window apart at its start and two at its end, `soakBetweenMs` apart; what went

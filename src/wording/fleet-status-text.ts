@@ -1,4 +1,6 @@
 import { formatDuration } from "../core/format-duration.js";
+import { plural } from "../core/plural.js";
+import type { FleetEvent } from "../usecases/drive-fleet.js";
 
 /** What a fleet status shows of a fleet run (the stored record's fields, jobs/store/fleet-record.ts). */
 export interface FleetRunView {
@@ -40,4 +42,26 @@ export function fleetStatusLines(run: FleetRunView, live: boolean, resume: strin
     );
   if (run.status === "running" && !live && resume !== null) lines.push(`  resume: ${resume}`);
   return lines;
+}
+
+/** A fleet run's event as one plain line (the terminal's `fleet NAME: …` lines; the Slack fleet thread's replies). */
+export function fleetEventLine(e: FleetEvent): string {
+  switch (e.event) {
+    case "started":
+      return `run ${e.run} to ${e.target}`;
+    case "taken-over":
+      return `run ${e.run} taken over (its process is gone): going on from stage ${e.stage}`;
+    case "resumed":
+      return `resuming run ${e.from}: ${plural(e.done, "stage")} already done (rolled and soaked), starting at stage ${e.stage}`;
+    case "stage-started":
+      return `${e.label} started`;
+    case "cluster-waiting":
+      return `${e.cluster}: outside its change window; waiting until ${e.next}`;
+    case "stage-succeeded":
+      return `${e.label} succeeded`;
+    case "stage-soaking":
+      return `${e.label}: soaking ${formatDuration(e.soakMs)} before the next stage`;
+    case "summary":
+      return `${e.result}: ${e.reason}`;
+  }
 }

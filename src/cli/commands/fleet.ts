@@ -3,14 +3,13 @@ import { formatProblem } from "../../config/config-problem.js";
 import { readEnv } from "../../config/env.js";
 import { loadConfigFile } from "../../config/load-config.js";
 import type { Config, FleetConfig } from "../../config/schema.js";
-import { formatDuration } from "../../core/format-duration.js";
-import { plural } from "../../core/plural.js";
-import { stageNeedsApproval } from "../../usecases/fleet-stages.js";
+import { type FleetProgress, openFleetProgress } from "../../jobs/runner/fleet-progress.js";
+import { driveFleet } from "../../usecases/drive-fleet.js";
+import { fleetEventLine } from "../../wording/fleet-status-text.js";
 import { clusterIo } from "../cluster-io.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
-import { type FleetProgress, openFleetProgress } from "../fleet-progress.js";
-import { askStage, soakStage, waitForWindow } from "../fleet-waits.js";
+import { askStage, soakStage } from "../fleet-waits.js";
 import { oneLine } from "../one-line.js";
 import { operatorName } from "../operator-store.js";
 import { openRunStore } from "../run-store.js";
@@ -96,111 +95,37 @@ interface FleetRun {
   readonly progress: FleetProgress;
 }
 
-/** The fleet's stages in order from the first not done, each recorded as it goes; the exit code. */
+/** The fleet's stages through the shared driver, with the terminal's parts: lines, prompts, `run` per cluster. */
 async function rollStages(r: FleetRun): Promise<number> {
   const { values, io, config, fleet, name, target, progress } = r;
   const json = values.json === true;
-  const say = (line: string, event: Record<string, unknown>) =>
-    io.stdout.write(
-      json ? `${JSON.stringify({ kind: "fleet", fleet: name, ...event })}\n` : `fleet ${name}: ${line}\n`,
-    );
   const approve = typeof values.approve === "string" ? values.approve.split(",").map((s) => s.trim()) : [];
-  const stagesApproved = values.yes === true || approve.includes("stage");
   const rest = approve.filter((k) => k !== "stage" && k !== "");
   const clusterValues = { ...values, approve: rest.length > 0 ? rest.join(",") : undefined };
-  const finish = (result: "succeeded" | "failed" | "aborted", reason: string, code: number) => {
-    progress.finish(result, reason);
-    say(`${result}: ${reason}`, { event: "summary", result, reason, run: progress.record.id });
-    return code;
-  };
-  const abortedReason = () => {
-    const by = progress.abortedBy();
-    return by === null ? "the fleet's lock was lost or the run was stopped" : `aborted by ${by.by}`;
-  };
-  say(`run ${progress.record.id} to ${target}`, { event: "started", run: progress.record.id, target });
-  if (progress.resumed !== null)
-    say(
-      `resuming run ${progress.resumed.id}: ${plural(progress.firstStage, "stage")} already done (rolled and soaked), starting at stage ${progress.firstStage + 1}`,
-      { event: "resumed", from: progress.resumed.id, stage: progress.firstStage + 1 },
-    );
-  for (const [i, stage] of fleet.stages.entries()) {
-    if (i < progress.firstStage) continue;
-    const label = `stage ${i + 1}/${fleet.stages.length} (${stage.join(", ")})`;
-    if (progress.signal.aborted) return finish("aborted", `${abortedReason()} before ${label}`, 1);
-    if (stageNeedsApproval(fleet, i) && !stagesApproved) {
-      progress.stage(i, "awaiting-approval");
-      if (!(await askStage(io, `Start ${label} to ${target}?`))) {
-        progress.stage(i, "failed");
-        return finish(
-          "failed",
-          `${label} was not approved (--approve=stage or --yes starts it); nothing of it ran`,
-          1,
-        );
-      }
-    }
-    progress.stage(i, "running");
-    say(`${label} to ${target}`, { event: "stage-started", stage: i + 1, clusters: stage });
-    // Each cluster waits for its own window and rolls as soon as it opens, not when the others' open.
-    const codes = await Promise.all(
-      stage.map(async (c) => {
-        progress.cluster(i, c, "waiting-window");
-        if (!(await waitForWindow(config, c, progress.signal, say).catch(() => false))) return NO_WINDOW;
-        // Looked for now, not at the next poll: an abort recorded while the cluster waited must stop it here.
-        if (progress.signal.aborted || (await progress.checkAbort()) !== null) return NO_WINDOW;
-        progress.cluster(i, c, "running");
-        const code = await runRollout(clusterValues, [c, target], clusterIo(io, c, json));
-        const abortedNow = code !== ExitCode.Ok && (await progress.checkAbort()) !== null;
-        progress.cluster(i, c, code === ExitCode.Ok ? "succeeded" : abortedNow ? "aborted" : "failed");
-        return code;
-      }),
-    );
-    if (progress.signal.aborted && codes.some((c) => c !== ExitCode.Ok)) {
-      progress.stage(i, "aborted");
-      return finish("aborted", `${abortedReason()} during ${label}; later stages not started`, 1);
-    }
-    const closed = stage.filter((_, j) => codes[j] === NO_WINDOW);
-    if (closed.length > 0) {
-      progress.stage(i, "failed");
-      return finish("failed", `${closed.join(", ")}: no change window opens again`, 1);
-    }
-    const failed = stage.filter((_, j) => codes[j] !== ExitCode.Ok);
-    if (failed.length > 0) {
-      progress.stage(i, "failed");
-      return finish(
-        "failed",
-        `${label}: ${failed.map((c) => `${c} (exit ${codes[stage.indexOf(c)]})`).join(", ")} did not succeed; ${i + 1 < fleet.stages.length ? "later stages not started" : "no stage left"}`,
-        1,
-      );
-    }
-    say(`${label} succeeded`, { event: "stage-succeeded", stage: i + 1 });
-    if (i + 1 < fleet.stages.length && fleet.soakBetweenMs > 0) {
-      progress.stage(i, "soaking");
-      say(`${label}: soaking ${formatDuration(fleet.soakBetweenMs)} before the next stage`, {
-        event: "stage-soaking",
-        stage: i + 1,
-        soakMs: fleet.soakBetweenMs,
-      });
-      const problems = await soakStage(config, fleet, stage, io, progress.signal);
-      if (progress.signal.aborted) {
-        progress.stage(i, "aborted");
-        return finish("aborted", `${abortedReason()} during the soak of ${label}`, 1);
-      }
-      if (problems.length > 0) {
-        progress.stage(i, "failed");
-        return finish(
-          "failed",
-          `${label}: after the soak, ${problems.join("; ")}; later stages not started`,
-          1,
-        );
-      }
-    }
-    progress.stage(i, "succeeded");
-  }
-  return finish("succeeded", `${fleet.stages.length} stages, every cluster on ${target}`, 0);
+  const result = await driveFleet({
+    config,
+    fleet,
+    name,
+    target,
+    progress,
+    stagesApproved: values.yes === true || approve.includes("stage"),
+    say: (event) =>
+      io.stdout.write(
+        json
+          ? `${JSON.stringify({ kind: "fleet", fleet: name, ...event })}\n`
+          : `fleet ${name}: ${fleetEventLine(event)}\n`,
+      ),
+    approvalHint: "--approve=stage or --yes starts it",
+    askStage: (_, label) => askStage(io, `Start ${label} to ${target}?`),
+    async rollCluster(_, cluster) {
+      const code = await runRollout(clusterValues, [cluster, target], clusterIo(io, cluster, json));
+      if (code === ExitCode.Ok) return { kind: "succeeded" };
+      return { kind: "failed", detail: `${cluster} (exit ${code})` };
+    },
+    soak: (stage, signal) => soakStage(config, fleet, stage, io, signal),
+  });
+  return result === "succeeded" ? ExitCode.Ok : ExitCode.Failed;
 }
-
-/** A cluster whose change windows never open again: not run. */
-const NO_WINDOW = -1;
 
 type Loaded =
   | { readonly kind: "ok"; readonly config: Config; readonly fleet: FleetConfig }

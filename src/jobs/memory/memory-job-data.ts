@@ -37,6 +37,7 @@ export interface MemoryJobData {
   /** fleet → its latest run (JSON), and [fleet, runId] as JSON → its abort request (JSON) */
   fleetRuns: Map<string, string>;
   fleetAborts: Map<string, string>;
+  fleetStageDecisions: Map<string, string>;
   /** listeners told a job's id when a checkpoint records it finished (`onJobFinished`) */
   finishedListeners: Set<(jobId: string) => void>;
   /** jobId → wake-up listeners of decision waiters */
@@ -55,6 +56,7 @@ export function createMemoryJobData(): MemoryJobData {
     lostMarks: new Map(),
     fleetRuns: new Map(),
     fleetAborts: new Map(),
+    fleetStageDecisions: new Map(),
     finishedListeners: new Set(),
     waiters: new Map(),
     auditSeq: 0,

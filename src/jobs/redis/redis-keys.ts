@@ -20,6 +20,7 @@
  * - `fleet-run:<fleet>`               string, the fleet's latest run (JSON), written by the holder of the fleet's lock
  *                                     (the cluster lock `lock:{fleet:<fleet>}`)
  * - `fleet-abort:<fleet>:<runId>`     string, the abort request of that run (JSON, `SET NX`), expires after 30 days
+ * - `fleet-stage:<fleet>:<runId>:<n>` string, the answer to stage n's approval prompt (JSON, `SET NX`), 30 days
  * The global indexes, each a single key (one slot), written before the job's own keys and never in a script:
  * - `clusters`                        set of connect-roll cluster names that have jobs
  * - `job-cluster`                     hash job id → cluster name (a job id alone finds its keys)
@@ -42,6 +43,7 @@ export interface RedisKeys {
   recordLost(cluster: string, jobId: string): string;
   fleetRun(fleet: string): string;
   fleetAbort(fleet: string, runId: string): string;
+  fleetStage(fleet: string, runId: string, stage: number): string;
   clusters(): string;
   jobCluster(): string;
   decisionChannel(jobId: string): string;
@@ -66,6 +68,7 @@ export function createRedisKeys(prefix: string): RedisKeys {
     recordLost: (cluster, jobId) => `${prefix}record-lost:${tag(cluster)}:${jobId}`,
     fleetRun: (fleet) => `${prefix}fleet-run:${fleet}`,
     fleetAbort: (fleet, runId) => `${prefix}fleet-abort:${fleet}:${runId}`,
+    fleetStage: (fleet, runId, stage) => `${prefix}fleet-stage:${fleet}:${runId}:${stage}`,
     clusters: () => `${prefix}clusters`,
     jobCluster: () => `${prefix}job-cluster`,
     decisionChannel: (jobId) => `${prefix}decision:${jobId}`,

@@ -1,9 +1,9 @@
-import { fleetAbortSchema, fleetRunRecordSchema } from "../store/fleet-record.js";
+import { fleetAbortSchema, fleetRunRecordSchema, fleetStageDecisionSchema } from "../store/fleet-record.js";
 import { parseStored } from "../store/job-record.js";
 import type { SideRecords } from "../store/store-roles.js";
 import type { RedisStoreContext } from "./redis-store-context.js";
 
-/** How long a fleet run's abort request is kept: far longer than any fleet run. */
+/** How long a fleet run's abort request and stage answers are kept: far longer than any fleet run. */
 const FLEET_ABORT_TTL_MS = 30 * 24 * 60 * 60_000;
 
 /** The Redis job store's records beside the jobs: record-lost marks and fleet runs, each a plain key. */
@@ -42,6 +42,18 @@ export function createRedisSideRecords(ctx: RedisStoreContext): SideRecords {
       const key = keys.fleetAbort(fleet, runId);
       const text = await call("fleetAbortRequest", key, () => redis.get(key));
       return text === null ? null : parseStored(key, text, fleetAbortSchema);
+    },
+
+    async decideFleetStage(fleet, runId, stage, decision) {
+      const key = keys.fleetStage(fleet, runId, stage);
+      const body = JSON.stringify(fleetStageDecisionSchema.parse(decision));
+      await call("decideFleetStage", key, () => redis.set(key, body, "PX", FLEET_ABORT_TTL_MS, "NX"));
+    },
+
+    async fleetStageDecision(fleet, runId, stage) {
+      const key = keys.fleetStage(fleet, runId, stage);
+      const text = await call("fleetStageDecision", key, () => redis.get(key));
+      return text === null ? null : parseStored(key, text, fleetStageDecisionSchema);
     },
   };
 }

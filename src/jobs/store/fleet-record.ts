@@ -27,7 +27,14 @@ export const FLEET_CLUSTER_STATUSES = [
 export type FleetClusterStatus = (typeof FLEET_CLUSTER_STATUSES)[number];
 
 const stageSchema = z.object({
-  clusters: z.array(z.object({ name: z.string().min(1), status: z.enum(FLEET_CLUSTER_STATUSES) })),
+  clusters: z.array(
+    z.object({
+      name: z.string().min(1),
+      status: z.enum(FLEET_CLUSTER_STATUSES),
+      /** The cluster's rollout job once started (`cr-…`): a replica taking the fleet over waits for it. */
+      job: z.string().min(1).nullable().optional(),
+    }),
+  ),
   status: z.enum(FLEET_STAGE_STATUSES),
 });
 
@@ -48,6 +55,11 @@ export const fleetRunRecordSchema = z.object({
   /** Why it ended, or what it waits for (one line). */
   reason: z.string().nullable(),
   stages: z.array(stageSchema).min(1),
+  /** The Slack thread of a fleet started in Slack (its parent message); null or absent for a terminal's run. */
+  thread: z
+    .object({ channel: z.string().min(1), ts: z.string().min(1) })
+    .nullable()
+    .optional(),
 });
 
 export type FleetRunRecord = z.infer<typeof fleetRunRecordSchema>;
@@ -55,6 +67,14 @@ export type FleetRunRecord = z.infer<typeof fleetRunRecordSchema>;
 /** An abort of a fleet run: who asked, when. */
 export const fleetAbortSchema = z.object({ by: z.string(), at: z.number() });
 export type FleetStageRecord = FleetRunRecord["stages"][number];
+
+/** A person's answer to a stage's approval prompt in Slack: start it, or abort the fleet. */
+export const fleetStageDecisionSchema = z.object({
+  decision: z.enum(["approve", "abort"]),
+  by: z.string(),
+  at: z.number(),
+});
+export type FleetStageDecision = z.infer<typeof fleetStageDecisionSchema>;
 
 /** The fleet's lock: a cluster lock under a name no cluster can have (cluster names have no ':'). */
 export const fleetLockName = (fleet: string): string => `fleet:${fleet}`;

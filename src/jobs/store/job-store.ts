@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from "../../core/errors.js";
 import type { AuditEntry, HistoryEntry, StoredAuditEntry } from "./audit-and-history.js";
-import type { FleetRunRecord } from "./fleet-record.js";
+import type { FleetRunRecord, FleetStageDecision } from "./fleet-record.js";
 import type { ControlState, DecisionRecord, JobRecord, JobStatus, SlackThread } from "./job-record.js";
 
 /**
@@ -169,6 +169,10 @@ export interface JobStore {
   requestFleetAbort(fleet: string, runId: string, request: { by: string; at: number }): Promise<void>;
   /** The abort recorded for fleet run `runId`, or null. */
   fleetAbortRequest(fleet: string, runId: string): Promise<{ by: string; at: number } | null>;
+  /** Records the answer to stage `stage` (from 0) of fleet run `runId` (first answer wins; later ones keep it). */
+  decideFleetStage(fleet: string, runId: string, stage: number, decision: FleetStageDecision): Promise<void>;
+  /** The answer recorded for that stage, or null. */
+  fleetStageDecision(fleet: string, runId: string, stage: number): Promise<FleetStageDecision | null>;
 
   // Answers to approval prompts: first writer wins, waiters are woken.
   /**

@@ -55,6 +55,8 @@ export type SideRecords = Pick<
   | "loadFleetRun"
   | "requestFleetAbort"
   | "fleetAbortRequest"
+  | "decideFleetStage"
+  | "fleetStageDecision"
 >;
 
 /** An approval source that waits for people's answers (chat's slack-approval-source.ts). */

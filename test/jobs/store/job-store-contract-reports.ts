@@ -92,6 +92,27 @@ export function reportClaimContract(t: ContractContext): void {
       expect(await h.replica.fleetAbortRequest("global", "fl-00000001")).toEqual({ by: "U1", at: 10 });
       expect(await store.fleetAbortRequest("global", "fl-00000002")).toBeNull();
     });
+
+    it("records a stage's answer once per run and stage: the first answer is kept", async () => {
+      expect(await store.fleetStageDecision("global", "fl-00000001", 1)).toBeNull();
+      await store.decideFleetStage("global", "fl-00000001", 1, { decision: "approve", by: "U1", at: 10 });
+      await h.replica.decideFleetStage("global", "fl-00000001", 1, { decision: "abort", by: "U2", at: 20 });
+      expect(await h.replica.fleetStageDecision("global", "fl-00000001", 1)).toEqual({
+        decision: "approve",
+        by: "U1",
+        at: 10,
+      });
+      expect(await store.fleetStageDecision("global", "fl-00000001", 2)).toBeNull();
+      expect(await store.fleetStageDecision("global", "fl-00000002", 1)).toBeNull();
+    });
+
+    it("keeps a Slack fleet's thread and each cluster's rollout job", async () => {
+      const withThread = run({ thread: { channel: "C1", ts: "1.2" } });
+      const first = withThread.stages[0];
+      if (first?.clusters[0]) first.clusters[0] = { ...first.clusters[0], job: "cr-00000001" };
+      await store.saveFleetRun(withThread);
+      expect(await h.replica.loadFleetRun("global")).toEqual(withThread);
+    });
   });
 
   describe("finished jobs told", () => {

@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { createLockKeeper } from "../jobs/runner/lock-keeper.js";
 import {
   type FleetClusterStatus,
   type FleetRunRecord,
   type FleetStageStatus,
   fleetLockName,
   resumeFrom,
-} from "../jobs/store/fleet-record.js";
-import type { JobStore } from "../jobs/store/job-store.js";
+} from "../store/fleet-record.js";
+import type { JobStore, LockHolder } from "../store/job-store.js";
+import { createLockKeeper } from "./lock-keeper.js";
 
 /** What a fleet run keeps of its own state in the store, for `fleet status`, `fleet abort` and a rerun's resume. */
 export type FleetProgressStore = Pick<
@@ -20,6 +20,8 @@ export interface FleetProgress {
   readonly record: FleetRunRecord;
   /** The stage (from 0) this run starts with: after the stages an earlier run of the same version finished. */
   readonly firstStage: number;
+  /** This process took the run over from an owner that is gone (the same run goes on). */
+  readonly takenOver: boolean;
   /** The earlier run it resumes, or null. */
   readonly resumed: FleetRunRecord | null;
   /** Aborted when someone aborts the fleet (`fleet abort`), the fleet's lock is lost, or the process is stopped. */
@@ -29,7 +31,8 @@ export interface FleetProgress {
   /** Looks for an abort now (not at the next poll): a cluster that just stopped may have been aborted by it. */
   checkAbort(): Promise<{ by: string; at: number } | null>;
   stage(index: number, status: FleetStageStatus): void;
-  cluster(stage: number, name: string, status: FleetClusterStatus): void;
+  /** A cluster's status, and its rollout job once started (kept when not given). */
+  cluster(stage: number, name: string, status: FleetClusterStatus, job?: string): void;
   finish(status: "succeeded" | "failed" | "aborted", reason: string): void;
   /** Writes the last change, stops watching and releases the fleet's lock. */
   close(): Promise<void>;
@@ -43,6 +46,13 @@ export interface OpenFleetProgressOptions {
   readonly requestedBy: string;
   readonly owner: string;
   readonly lockTtlMs: number;
+  /** The Slack thread a fleet started in Slack reports to. */
+  readonly thread?: { readonly channel: string; readonly ts: string } | null;
+  /**
+   * A run whose owner is gone, to go on with as the same run (a bot replica taking a Slack fleet over): its stages as
+   * recorded, its clusters' jobs waited for, not restarted.
+   */
+  readonly takeOver?: FleetRunRecord;
   readonly logger: Logger;
   readonly signal: AbortSignal;
   /** How often a fleet abort is looked for. */
@@ -53,14 +63,14 @@ export interface OpenFleetProgressOptions {
 
 export type OpenFleetProgress =
   | { readonly kind: "ok"; readonly progress: FleetProgress }
-  | { readonly kind: "busy"; readonly message: string };
+  | { readonly kind: "busy"; readonly message: string; readonly holder: LockHolder };
 
 /**
  * Takes the fleet's lock (one run of a fleet at a time, across processes), reads the fleet's last run to resume it,
  * and keeps the new run's record current: every stage's and cluster's status, written as it changes.
  */
 export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<OpenFleetProgress> {
-  const id = `fl-${randomUUID().slice(0, 8)}`;
+  const id = o.takeOver?.id ?? `fl-${randomUUID().slice(0, 8)}`;
   const lock = fleetLockName(o.fleet);
   const acquired = await o.store.acquireLock(lock, { jobId: id, owner: o.owner, ttlMs: o.lockTtlMs });
   if (acquired.kind === "held") {
@@ -68,6 +78,7 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
     return {
       kind: "busy",
       message: `fleet ${o.fleet} is already running (run ${h.jobId} by ${h.owner} since ${new Date(h.since).toISOString()}); see: connect-roll fleet status ${o.fleet}`,
+      holder: h,
     };
   }
   const lease = acquired.lease;
@@ -79,32 +90,8 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
     logger: o.logger,
     onLost: (reason) => stop.abort(reason),
   });
-  const previous = await o.store.loadFleetRun(o.fleet).catch((err: unknown) => {
-    o.warn(
-      `the fleet's last run could not be read (${(err as Error).message}); starting afresh from stage 1`,
-    );
-    return null;
-  });
-  const from = resumeFrom(previous, o.stages, o.target);
-  const now = Date.now();
-  const record: FleetRunRecord = {
-    v: 1,
-    id,
-    fleet: o.fleet,
-    target: o.target,
-    requestedBy: o.requestedBy,
-    owner: o.owner,
-    startedAt: now,
-    updatedAt: now,
-    resumedFrom: from === null ? null : (previous?.id ?? null),
-    status: "running",
-    reason: null,
-    stages: o.stages.map((clusters, i) => {
-      const done = from !== null && i < from;
-      const status = done ? "succeeded" : "pending";
-      return { clusters: clusters.map((name) => ({ name, status })), status };
-    }),
-  };
+  const opened = o.takeOver === undefined ? await freshRecord(o, id) : takenOver(o.takeOver, o.owner);
+  const { record, from, previous } = opened;
   let aborted: { by: string; at: number } | null = null;
   let writes = Promise.resolve();
   let warned = false;
@@ -134,7 +121,8 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
   const progress: FleetProgress = {
     record,
     firstStage: from ?? 0,
-    resumed: from === null ? null : previous,
+    takenOver: o.takeOver !== undefined,
+    resumed: o.takeOver === undefined && from !== null ? previous : null,
     signal: AbortSignal.any([stop.signal, o.signal]),
     abortedBy: () => aborted,
     checkAbort,
@@ -144,10 +132,11 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
       stage.status = status;
       save();
     },
-    cluster(index, name, status) {
+    cluster(index, name, status, job) {
       const entry = record.stages[index]?.clusters.find((c) => c.name === name);
       if (entry === undefined) return;
       entry.status = status;
+      if (job !== undefined) entry.job = job;
       save();
     },
     finish(status, reason) {
@@ -163,4 +152,50 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
     },
   };
   return { kind: "ok", progress };
+}
+
+interface Opened {
+  readonly record: FleetRunRecord;
+  /** The first stage to roll, or null from the first. */
+  readonly from: number | null;
+  readonly previous: FleetRunRecord | null;
+}
+
+/** A new run's record: the stages an earlier run of the same version and stages finished are marked done. */
+async function freshRecord(o: OpenFleetProgressOptions, id: string): Promise<Opened> {
+  const previous = await o.store.loadFleetRun(o.fleet).catch((err: unknown) => {
+    o.warn(
+      `the fleet's last run could not be read (${(err as Error).message}); starting afresh from stage 1`,
+    );
+    return null;
+  });
+  const from = resumeFrom(previous, o.stages, o.target);
+  const now = Date.now();
+  const record: FleetRunRecord = {
+    v: 1,
+    id,
+    fleet: o.fleet,
+    target: o.target,
+    requestedBy: o.requestedBy,
+    owner: o.owner,
+    startedAt: now,
+    updatedAt: now,
+    resumedFrom: from === null ? null : (previous?.id ?? null),
+    status: "running",
+    reason: null,
+    stages: o.stages.map((clusters, i) => {
+      const done = from !== null && i < from;
+      const status = done ? "succeeded" : "pending";
+      return { clusters: clusters.map((name) => ({ name, status })), status };
+    }),
+    thread: o.thread ?? null,
+  };
+  return { record, from, previous };
+}
+
+/** A run taken over: as recorded, owned by this process from now, from its first stage not done. */
+function takenOver(run: FleetRunRecord, owner: string): Opened {
+  const record = { ...structuredClone(run), owner };
+  const first = record.stages.findIndex((s) => s.status !== "succeeded");
+  return { record, from: first === -1 ? record.stages.length : first, previous: null };
 }
