@@ -17,6 +17,15 @@ export const ActionId = {
 
 export type ActionId = (typeof ActionId)[keyof typeof ActionId];
 
+/**
+ * The buttons of a fleet's stage prompt. Their value carries the fleet run's id as `jobId` and `<fleet>:<stage>` as
+ * `approvalId` (fleet names, like cluster names, have no ':').
+ */
+export const FleetActionId = {
+  ApproveStage: "connect-roll.fleet-approve-stage",
+  AbortFleet: "connect-roll.fleet-abort",
+} as const;
+
 /** Block Kit's limit for a button's `value`. */
 export const MAX_ACTION_VALUE_LENGTH = 2000;
 

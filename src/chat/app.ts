@@ -12,9 +12,11 @@ import {
 import type { Logger } from "pino";
 import { readClusterOverviews, readFleetOverviews } from "./cluster-overview.js";
 import { createHomeTab, type HomeTab } from "./home-tab.js";
+import { registerFleetStageActions } from "./listeners/actions/fleet-stage-decision.js";
 import { registerApprovalActions } from "./listeners/actions/register-actions.js";
 import { createConnectRollCommand } from "./listeners/commands/connect-roll.js";
 import type { Notifier } from "./notifier.js";
+import type { SlackFleets } from "./slack-fleets.js";
 import type { SlackWebApi } from "./slack-web-api.js";
 import type { ChatUseCaseDeps } from "./use-case-deps.js";
 
@@ -67,6 +69,8 @@ export interface SlackAppDeps extends SlackAppSettings {
   readonly ready: () => Promise<Readiness>;
   readonly newJobId?: () => string;
   readonly onJobChannel?: (jobId: string, channel: string) => void;
+  /** Fleets the bot runs. */
+  readonly fleets: SlackFleets;
 }
 
 export interface SlackApp {
@@ -139,9 +143,11 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
       parentWaitMs: deps.parentWaitMs ?? 60_000,
       accepting: () => accepting,
       onJobChannel: deps.onJobChannel ?? (() => undefined),
+      fleets: deps.fleets,
     }),
   );
   registerApprovalActions(app, { usecases: deps.usecases, api: deps.api, logger: deps.logger });
+  registerFleetStageActions(app, { usecases: deps.usecases, api: deps.api, logger: deps.logger });
   const homeTab = createHomeTab({
     api: deps.api,
     overview: () => {

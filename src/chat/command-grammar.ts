@@ -11,10 +11,12 @@
  *   /connect-roll status <cluster> --chart                           also post its running rollout's timeline chart
  *   /connect-roll abort|pause|resume|history <cluster>
  *   /connect-roll rollback <cluster>                                 return the workers its last upgrade moved
- *   /connect-roll fleet status <fleet>                               a fleet's latest run (started from a terminal)
+ *   /connect-roll fleet <fleet> <version|restart>                    roll a fleet's clusters, stage by stage
+ *   /connect-roll fleet status|abort <fleet>                         a fleet's latest run; abort it
  *   /connect-roll help                                               (also: empty text)
  *
- * The subcommand words are reserved: a cluster cannot be named `plan`, `status`, … (use `rollout plan v1`).
+ * The subcommand words are reserved: a cluster cannot be named `plan`, `status`, … (use `rollout plan v1`), nor can
+ * a fleet be named `status` or `abort`.
  */
 import { isRolloutPace, type RolloutPace } from "../core/plan/plan-types.js";
 
@@ -34,6 +36,8 @@ export type Command =
   | { kind: "history"; cluster: string }
   | { kind: "rollback"; cluster: string }
   | { kind: "fleet-status"; fleet: string }
+  | { kind: "fleet-start"; fleet: string; argument: RolloutArgument }
+  | { kind: "fleet-abort"; fleet: string }
   | { kind: "help" };
 
 export type ParseResult = { kind: "ok"; command: Command } | { kind: "error"; message: string; hint: string };
@@ -70,7 +74,8 @@ export function usageLines(commandName = "/connect-roll"): string[] {
     `${commandName} status <cluster> --chart`,
     `${commandName} abort|pause|resume|history <cluster>`,
     `${commandName} rollback <cluster>`,
-    `${commandName} fleet status <fleet>`,
+    `${commandName} fleet <fleet> <version|restart>`,
+    `${commandName} fleet status|abort <fleet>`,
     `${commandName} help`,
   ];
 }
@@ -131,25 +136,39 @@ function parseStatus(all: string[], name: string): ParseResult {
 }
 
 function parseFleet(words: string[], name: string): ParseResult {
-  const hint = `${name} fleet status <fleet>`;
-  const [verb, ...rest] = words;
-  if (verb === undefined) return fail("'fleet' needs 'status' and the fleet's name", hint);
-  if (verb.toLowerCase() !== "status")
-    return fail(
-      `a fleet is run and aborted from a terminal (connect-roll fleet run|abort --config FILE <fleet> …); here only its status`,
-      hint,
+  const hint = `${name} fleet <fleet> <version|restart>, or ${name} fleet status|abort <fleet>`;
+  const [first, ...rest] = words;
+  if (first === undefined)
+    return fail("'fleet' needs the fleet's name and a version (or status|abort and the name)", hint);
+  const verb = first.toLowerCase();
+  if (verb === "status" || verb === "abort") {
+    if (rest.length !== 1)
+      return fail(
+        rest.length === 0
+          ? `'fleet ${verb}' needs the fleet's name`
+          : `'fleet ${verb}' takes exactly one fleet, got ${quoteWords(rest)}`,
+        hint,
+      );
+    const fleet = parseCluster(rest[0] ?? "");
+    if (fleet.kind !== "ok") return fail(fleet.message.replace("cluster name", "fleet name"), hint);
+    return ok(
+      verb === "status"
+        ? { kind: "fleet-status", fleet: fleet.value }
+        : { kind: "fleet-abort", fleet: fleet.value },
     );
+  }
+  const fleet = parseCluster(first);
+  if (fleet.kind !== "ok") return fail(fleet.message.replace("cluster name", "fleet name"), hint);
   if (rest.length !== 1)
     return fail(
       rest.length === 0
-        ? "'fleet status' needs the fleet's name"
-        : `'fleet status' takes exactly one fleet, got ${quoteWords(rest)}`,
+        ? `'fleet ${fleet.value}' needs a version (or restart)`
+        : `'fleet ${fleet.value}' takes one version, got ${quoteWords(rest)}`,
       hint,
     );
-  const fleet = parseCluster(rest[0] ?? "");
-  return fleet.kind === "ok"
-    ? ok({ kind: "fleet-status", fleet: fleet.value })
-    : fail(fleet.message.replace("cluster name", "fleet name"), hint);
+  const argument = parseArgument(rest[0] ?? "");
+  if (argument.kind !== "ok") return fail(argument.message, hint);
+  return ok({ kind: "fleet-start", fleet: fleet.value, argument: argument.value });
 }
 
 function parseSingleCluster(

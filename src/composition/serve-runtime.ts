@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { createSlackApp, type Readiness, type SlackApp, type SlackAppSettings } from "../chat/app.js";
 import { createAuthorizer } from "../chat/authorize.js";
@@ -5,6 +6,7 @@ import { createChartPoster } from "../chat/chart-poster.js";
 import type { Notifier } from "../chat/notifier.js";
 import { createOwedReports } from "../chat/owed-reports.js";
 import { createSlackApprovalSource } from "../chat/slack-approval-source.js";
+import { createSlackFleets } from "../chat/slack-fleets.js";
 import type { SlackWebApi } from "../chat/slack-web-api.js";
 import { createThreadNotifier } from "../chat/thread-notifier.js";
 import { createThreadReporter } from "../chat/thread-reporter.js";
@@ -18,6 +20,7 @@ import type { RolloutService } from "../jobs/runner/rollout-service.js";
 import type { JobRecord } from "../jobs/store/job-record.js";
 import type { JobStore } from "../jobs/store/job-store.js";
 import { createReaderFor, rolloutSettingsFor } from "./compose-cluster.js";
+import { soakStage } from "./fleet-soak.js";
 import { previewPlan } from "./preview-plan.js";
 import { createRolloutEngine } from "./rollout-engine.js";
 
@@ -45,6 +48,8 @@ export interface ServeRuntimeOptions {
     baseBackoffMs?: number;
   };
   readonly approvalPollMs?: number;
+  /** How often a fleet run reads its clusters' jobs and its stage answers; default 1000. */
+  readonly fleetPollMs?: number;
   /** How often orphaned rollouts, and final reports no replica posted, are looked for. Default 15 s. */
   readonly orphanSweepMs?: number;
   /**
@@ -73,6 +78,7 @@ export interface ServeRuntime {
 }
 
 export interface SweepResult {
+  /** The rollouts (`cr-…`) and fleet runs (`fl-…`) taken over. */
   readonly resumed: readonly string[];
   readonly reports: readonly string[];
 }
@@ -191,6 +197,23 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
     }
   }
 
+  const fleets = createSlackFleets({
+    config: o.config,
+    store: o.store,
+    service,
+    notifier,
+    logger: o.logger,
+    owner: o.replicaId,
+    lockTtlMs: o.lockTtlMs,
+    settingsFor: usecases.settingsFor,
+    soak: (fleet, stage, signal) =>
+      soakStage({ config: o.config, fleet, stage, env: o.env, logger: o.logger, signal }),
+    newJobId: () => `cr-${randomUUID().slice(0, 8)}`,
+    parentWaitMs: o.slack.parentWaitMs ?? 60_000,
+    ...(o.fleetPollMs === undefined ? {} : { pollMs: o.fleetPollMs }),
+    onChange: () => slack.homeTab.refresh(),
+  });
+
   const slack = createSlackApp({
     ...o.slack,
     logger: o.logger,
@@ -199,6 +222,7 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
     api: o.api,
     ready,
     onJobChannel: (jobId, channel) => jobChannels.set(jobId, channel),
+    fleets,
   });
 
   const owedReports = createOwedReports({
@@ -223,6 +247,12 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
       if (resumed.length > 0) log.warn({ count: resumed.length }, "orphaned rollouts resumed");
     } catch (err) {
       log.error({ err }, "orphan sweep failed");
+    }
+    try {
+      const taken = await fleets.sweep();
+      resumed = [...resumed, ...taken];
+    } catch (err) {
+      log.error({ err }, "fleet takeover sweep failed");
     }
     try {
       // Not while stopping: the notifier and the store are closing.
@@ -255,6 +285,8 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
         if (sweeper !== undefined) clearInterval(sweeper);
         const steps: [string, () => Promise<unknown>][] = [
           ["slack app", () => slack.stop()],
+          // Before the rollouts: a fleet stopping here is left running for another replica, not failed.
+          ["fleet runs", () => fleets.close()],
           ["rollout runs", () => service.close()],
           ["thread notifier flush", () => notifier.flush(5_000)],
           ["thread notifier", () => notifier.close()],

@@ -1,6 +1,15 @@
 import { formatDuration } from "../core/format-duration.js";
 import { plural } from "../core/plural.js";
 import type { FleetEvent } from "../usecases/drive-fleet.js";
+import type {
+  FleetAbortAnswer,
+  FleetControlRefusal,
+  FleetNotRunning,
+  FleetStartRefusal,
+} from "../usecases/fleet-requests.js";
+import { prepareRefusalText } from "./refusal-text.js";
+
+type FleetAbortRequested = Extract<FleetAbortAnswer, { kind: "requested" }>;
 
 /** What a fleet status shows of a fleet run (the stored record's fields, jobs/store/fleet-record.ts). */
 export interface FleetRunView {
@@ -15,7 +24,11 @@ export interface FleetRunView {
   readonly reason: string | null;
   readonly stages: readonly {
     readonly status: string;
-    readonly clusters: readonly { readonly name: string; readonly status: string }[];
+    readonly clusters: readonly {
+      readonly name: string;
+      readonly status: string;
+      readonly job?: string | null | undefined;
+    }[];
   }[];
 }
 
@@ -38,7 +51,7 @@ export function fleetStatusLines(run: FleetRunView, live: boolean, resume: strin
   if (run.resumedFrom !== null) lines.push(`  resumes run ${run.resumedFrom}`);
   for (const [i, stage] of run.stages.entries())
     lines.push(
-      `  stage ${i + 1}/${run.stages.length} ${stage.status}: ${stage.clusters.map((c) => `${c.name} ${c.status}`).join(", ")}`,
+      `  stage ${i + 1}/${run.stages.length} ${stage.status}: ${stage.clusters.map((c) => `${c.name} ${c.status}${c.job ? ` (job ${c.job})` : ""}`).join(", ")}`,
     );
   if (run.status === "running" && !live && resume !== null) lines.push(`  resume: ${resume}`);
   return lines;
@@ -63,5 +76,43 @@ export function fleetEventLine(e: FleetEvent): string {
       return `${e.label}: soaking ${formatDuration(e.soakMs)} before the next stage`;
     case "summary":
       return `${e.result}: ${e.reason}`;
+  }
+}
+
+/** Why a fleet has nothing to abort or answer, one line; `control` is how an interrupted cluster rollout is aborted. */
+export function fleetNotRunningText(r: FleetNotRunning, control: string): string {
+  if (r.run === null) return `fleet ${r.fleet} has no run on record: nothing to abort`;
+  if (r.stopped)
+    return `fleet ${r.fleet}'s run ${r.run.id} is stopped (its process is gone): nothing runs to abort; abort an interrupted cluster rollout with ${control}`;
+  return `fleet ${r.fleet}'s latest run (${r.run.id}) is ${r.run.status}, not running: nothing to abort`;
+}
+
+/** What an abort of a fleet did, one line. */
+export function fleetAbortedText(a: FleetAbortRequested): string {
+  const rolling = a.clusters.map((c) => `${c.cluster} (job ${c.jobId})`);
+  return `abort requested for fleet ${a.fleet} (run ${a.runId}): no further stage will start${rolling.length > 0 ? `; aborting ${rolling.join(", ")} before their next restart` : ""}`;
+}
+
+/** Why a fleet request (start, abort, a stage's answer) did nothing, one line; `control` as for fleetNotRunningText. */
+export function fleetRefusalText(
+  r:
+    | FleetStartRefusal
+    | FleetControlRefusal
+    | { readonly kind: "stage-not-waiting"; readonly status: string },
+  control: string,
+): string {
+  switch (r.kind) {
+    case "unknown-fleet":
+      return `unknown fleet "${r.fleet}" (known: ${r.known.join(", ") || "none; fleets are set in the config"})`;
+    case "fleet-cluster-refused":
+      return `${r.cluster}: ${prepareRefusalText(r.refusal)}`;
+    case "fleet-busy":
+      return `fleet ${r.fleet} is already running (run ${r.runId} by ${r.owner} since ${new Date(r.since).toISOString()})`;
+    case "fleet-not-running":
+      return fleetNotRunningText(r, control);
+    case "stage-not-waiting":
+      return `this stage is not waiting for an answer any more (it is ${r.status})`;
+    default:
+      return prepareRefusalText(r);
   }
 }

@@ -45,6 +45,12 @@ describe("parseCommand", () => {
     ["history prod", { kind: "history", cluster: "prod" }],
     ["rollback prod", { kind: "rollback", cluster: "prod" }],
     ["fleet status Global", { kind: "fleet-status", fleet: "global" }],
+    ["fleet abort global", { kind: "fleet-abort", fleet: "global" }],
+    [
+      "fleet Global v3.7",
+      { kind: "fleet-start", fleet: "global", argument: { kind: "version", version: "v3.7" } },
+    ],
+    ["fleet global restart", { kind: "fleet-start", fleet: "global", argument: { kind: "restart" } }],
     ["  abort \t prod  ", { kind: "abort", cluster: "prod" }],
   ])("parses %j", (text, command) => {
     expect(parseCommand(text)).toEqual({ kind: "ok", command });
@@ -58,10 +64,13 @@ describe("parseCommand", () => {
     ["abort a b", /exactly one cluster/],
     ["rollback", /'rollback' needs the cluster name/],
     ["rollback prod v3.6", /'rollback' takes exactly one cluster/],
-    ["fleet", /'fleet' needs 'status' and the fleet's name/],
+    ["fleet", /'fleet' needs the fleet's name and a version/],
+    ["fleet global", /'fleet global' needs a version \(or restart\)/],
+    ["fleet global v3.7 v3.8", /'fleet global' takes one version, got/],
+    ["fleet global nonsense", /'nonsense' is neither a version/],
+    ["fleet abort", /'fleet abort' needs the fleet's name/],
     ["fleet status", /'fleet status' needs the fleet's name/],
     ["fleet status a b", /'fleet status' takes exactly one fleet/],
-    ["fleet global v3.7", /a fleet is run and aborted from a terminal/],
     ["fleet status _x", /'_x' is not a valid fleet name/],
     ["status a b", /at most one cluster/],
     ["status --chart", /'status --chart' needs the cluster name/],

@@ -1,7 +1,7 @@
 import { fleetLockName } from "../../jobs/store/fleet-record.js";
 import type { OperatorCommandStore } from "../../jobs/store/store-roles.js";
-import { controlRollout } from "../../usecases/control-rollout.js";
-import { fleetStatusLines } from "../../wording/fleet-status-text.js";
+import { abortFleet } from "../../usecases/fleet-requests.js";
+import { fleetAbortedText, fleetRefusalText, fleetStatusLines } from "../../wording/fleet-status-text.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
 import { oneLine } from "../one-line.js";
 import { openOperatorStore } from "../operator-store.js";
@@ -68,46 +68,18 @@ Exit codes: 0 abort recorded; 1 no running run of this fleet, or Redis cannot be
   async run(values, positionals, io) {
     const fleet = positionals[0] ?? "";
     return withFleetStore("abort", String(values.config), fleet, io, async ({ store, config, operator }) => {
-      const run = await store.loadFleetRun(fleet);
-      if (run === null || run.status !== "running")
+      const answer = await abortFleet(
+        { config, store, now: Date.now, authorizer: null },
+        { fleet, requester: { kind: "terminal", user: operator }, via: "cli" },
+      );
+      if (answer.kind === "refused")
         return fail(
           io,
           "abort",
-          run === null
-            ? `fleet ${fleet} has no run on record: nothing to abort`
-            : `fleet ${fleet}'s latest run (${run.id}) is ${run.status}, not running: nothing to abort`,
+          fleetRefusalText(answer.reason, "connect-roll abort CLUSTER"),
           ExitCode.Failed,
         );
-      if ((await store.readLock(fleetLockName(fleet)))?.jobId !== run.id)
-        return fail(
-          io,
-          "abort",
-          `fleet ${fleet}'s run ${run.id} is stopped (its process is gone): nothing runs to abort; abort an interrupted cluster rollout with connect-roll abort CLUSTER`,
-          ExitCode.Failed,
-        );
-      const at = Date.now();
-      await store.requestFleetAbort(fleet, run.id, { by: operator, at });
-      const rolling = run.stages.flatMap((s) =>
-        s.clusters.filter((c) => c.status === "running").map((c) => c.name),
-      );
-      const clusters: string[] = [];
-      for (const cluster of rolling) {
-        const result = await controlRollout(
-          { config, store, now: Date.now, authorizer: null },
-          { action: "abort", cluster, requester: { kind: "terminal", user: operator } },
-        );
-        if (result.kind === "refused") continue;
-        await store.appendAudit(result.jobId, {
-          at: result.at,
-          actor: operator,
-          action: "abort-requested",
-          detail: `${cluster} (cli, fleet ${fleet} run ${run.id})`,
-        });
-        clusters.push(`${cluster} (job ${result.jobId})`);
-      }
-      io.stdout.write(
-        `abort requested for fleet ${fleet} (run ${run.id}): no further stage will start${clusters.length > 0 ? `; aborting ${clusters.join(", ")} before their next restart` : ""}\n`,
-      );
+      io.stdout.write(`${fleetAbortedText(answer)}\n`);
       return ExitCode.Ok;
     });
   },

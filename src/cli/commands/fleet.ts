@@ -1,4 +1,5 @@
 import { hostname } from "node:os";
+import { soakStage } from "../../composition/fleet-soak.js";
 import { formatProblem } from "../../config/config-problem.js";
 import { readEnv } from "../../config/env.js";
 import { loadConfigFile } from "../../config/load-config.js";
@@ -9,7 +10,7 @@ import { fleetEventLine } from "../../wording/fleet-status-text.js";
 import { clusterIo } from "../cluster-io.js";
 import { type CliCommand, type CliIo, ExitCode } from "../command.js";
 import { createRootLogger } from "../create-logger.js";
-import { askStage, soakStage } from "../fleet-waits.js";
+import { askStage } from "../fleet-waits.js";
 import { oneLine } from "../one-line.js";
 import { operatorName } from "../operator-store.js";
 import { openRunStore } from "../run-store.js";
@@ -122,7 +123,15 @@ async function rollStages(r: FleetRun): Promise<number> {
       if (code === ExitCode.Ok) return { kind: "succeeded" };
       return { kind: "failed", detail: `${cluster} (exit ${code})` };
     },
-    soak: (stage, signal) => soakStage(config, fleet, stage, io, signal),
+    soak: (stage, signal) =>
+      soakStage({
+        config,
+        fleet,
+        stage,
+        env: io.env,
+        logger: createRootLogger({ level: "error", pretty: false }),
+        signal,
+      }),
   });
   return result === "succeeded" ? ExitCode.Ok : ExitCode.Failed;
 }

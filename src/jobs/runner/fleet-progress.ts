@@ -34,6 +34,15 @@ export interface FleetProgress {
   /** A cluster's status, and its rollout job once started (kept when not given). */
   cluster(stage: number, name: string, status: FleetClusterStatus, job?: string): void;
   finish(status: "succeeded" | "failed" | "aborted", reason: string): void;
+  /** The fleet's lock was lost: another process may own the run now (nothing more is written). */
+  lockLost(): boolean;
+  /**
+   * Writes nothing more, so the run stays as recorded, marked running, for another process to take over once the lock
+   * is released (a bot replica shutting down).
+   */
+  abandon(): void;
+  /** Resolves once every change so far is written (or failed to be). */
+  flush(): Promise<void>;
   /** Writes the last change, stops watching and releases the fleet's lock. */
   close(): Promise<void>;
 }
@@ -55,6 +64,10 @@ export interface OpenFleetProgressOptions {
   readonly takeOver?: FleetRunRecord;
   readonly logger: Logger;
   readonly signal: AbortSignal;
+  /** The new run's id (default a fresh `fl-…`); ignored when taking a run over. */
+  readonly id?: string;
+  /** Told every change of the record, as it is saved (a Slack fleet's parent message follows it). */
+  readonly onChange?: (record: FleetRunRecord) => void;
   /** How often a fleet abort is looked for. */
   readonly abortPollMs?: number;
   /** A store write that failed (said once; the fleet goes on: its clusters' rollouts have their own records). */
@@ -70,7 +83,7 @@ export type OpenFleetProgress =
  * and keeps the new run's record current: every stage's and cluster's status, written as it changes.
  */
 export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<OpenFleetProgress> {
-  const id = o.takeOver?.id ?? `fl-${randomUUID().slice(0, 8)}`;
+  const id = o.takeOver?.id ?? o.id ?? newFleetRunId();
   const lock = fleetLockName(o.fleet);
   const acquired = await o.store.acquireLock(lock, { jobId: id, owner: o.owner, ttlMs: o.lockTtlMs });
   if (acquired.kind === "held") {
@@ -95,11 +108,13 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
   let aborted: { by: string; at: number } | null = null;
   let writes = Promise.resolve();
   let warned = false;
+  let abandoned = false;
   const save = () => {
     // Only the holder of the fleet's lock writes the record: once the lock is lost, another run may own it.
-    if (keeper.signal.aborted) return;
+    if (keeper.signal.aborted || abandoned) return;
     record.updatedAt = Date.now();
     const snapshot = structuredClone(record);
+    o.onChange?.(snapshot);
     writes = writes.then(() =>
       o.store.saveFleetRun(snapshot).catch((err: unknown) => {
         if (!warned) o.warn(`could not record the fleet's progress in the store: ${(err as Error).message}`);
@@ -144,6 +159,11 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
       record.reason = reason;
       save();
     },
+    lockLost: () => keeper.signal.aborted,
+    abandon() {
+      abandoned = true;
+    },
+    flush: () => writes,
     async close() {
       clearInterval(poll);
       await writes;
@@ -153,6 +173,9 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
   };
   return { kind: "ok", progress };
 }
+
+/** `fl-` and 8 hex digits. */
+export const newFleetRunId = (): string => `fl-${randomUUID().slice(0, 8)}`;
 
 interface Opened {
   readonly record: FleetRunRecord;

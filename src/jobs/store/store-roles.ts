@@ -77,8 +77,22 @@ export type AnswerStore = Pick<JobStore, "loadJob" | "decide">;
 /** `status` and `history` (usecases/read-status.ts) and the team's cluster overview: jobs, locks, history. */
 export type StatusStore = Pick<JobStore, "listJobs" | "readLock" | "history" | "loadFleetRun">;
 
+/** A fleet's start check, abort and stage answers (usecases/fleet-requests.ts). */
+export type FleetRequestStore = Pick<
+  JobStore,
+  | "ping"
+  | "readLock"
+  | "loadFleetRun"
+  | "requestFleetAbort"
+  | "decideFleetStage"
+  | "listJobs"
+  | "requestControl"
+  | "decide"
+  | "appendAudit"
+>;
+
 /** The Slack side (chat/use-case-deps.ts): what the listeners' use-cases take of the store, together. */
-export type ChatStore = PrepareStore & ControlStore & AnswerStore & StatusStore;
+export type ChatStore = PrepareStore & ControlStore & AnswerStore & StatusStore & FleetRequestStore;
 
 /** The operator commands of the CLI (status, unlock, abort, fleet status|abort: cli/operator-store.ts opens it). */
 export type OperatorCommandStore = Pick<
@@ -91,6 +105,8 @@ export type OperatorCommandStore = Pick<
   | "appendAudit"
   | "loadFleetRun"
   | "requestFleetAbort"
+  | "decideFleetStage"
+  | "ping"
 >;
 
 /**

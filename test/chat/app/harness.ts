@@ -25,6 +25,7 @@ import {
 } from "../../../src/sandbox/web-api-signed-requests.js";
 import type { StoredMessage, ThreadView } from "../../../src/sandbox/web-api-store.js";
 import { type RunningSim, startSim } from "../../../src/sim/start-sim.js";
+import { QUICK_SIM, quickClusterConfig } from "../../cli/support/sim-config-file.js";
 import { waitFor } from "../../support/wait-for.js";
 
 export const SECRET = "test-signing-secret-0123";
@@ -78,6 +79,14 @@ export interface HarnessOptions {
   readonly parentWaitMs?: number;
   /** The Redis every replica uses (a test's own redis-server); default REDIS_URL, else the machine's 6379. */
   readonly redisUrl?: string;
+  /**
+   * Clusters of their own for a fleet: a quick simulator in real time per name (test/cli/support/sim-config-file.ts),
+   * configured beside the harness's clusters, and `fleets` over them. The rollout engine then runs on the wall clock.
+   */
+  readonly fleetSims?: readonly string[];
+  readonly fleets?: Record<string, unknown>;
+  /** How often a fleet run reads its clusters' jobs and stage answers; default 100. */
+  readonly fleetPollMs?: number;
 }
 
 export interface Replica {
@@ -97,6 +106,8 @@ export interface HttpReply {
 export interface Harness {
   readonly fake: FakeSlackWebApi;
   readonly sim: RunningSim;
+  /** The fleet's own simulated clusters (`fleetSims`), by name. */
+  readonly fleetSims: ReadonlyMap<string, RunningSim>;
   readonly replicas: readonly Replica[];
   /** What the bot sent to `response_url`s. */
   readonly responses: Record<string, unknown>[];
@@ -183,6 +194,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.slowAfterMs === undefined ? {} : { gate: { ...simGate, slowAfterMs: options.slowAfterMs } }),
     connect: { scheduledRebalanceMaxDelayMs: 2000, ...(options.eager === true ? { protocol: "eager" } : {}) },
   };
+  const fleetSims = new Map<string, RunningSim>();
+  for (const [i, name] of (options.fleetSims ?? []).entries())
+    fleetSims.set(name, await startSim({ ...QUICK_SIM, connectors: 2, tasksPerConnector: 2, seed: 40 + i }));
+  for (const [name, s] of fleetSims)
+    await waitFor(`${name} running every task`, () => {
+      const st = s.cluster.state();
+      return st.leader !== null && st.tasks.length > 0 && st.tasks.every((t) => t.state === "RUNNING");
+    });
+  const fleetClusters = Object.fromEntries(
+    [...fleetSims].map(([name, s]) => [name, quickClusterConfig(name, s)]),
+  );
   const config = configSchema.parse({
     slack: {
       channels: [CHANNEL],
@@ -191,8 +213,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       fourEyes: true,
       changeWindows: options.changeWindows ?? [],
     },
-    clusters: { sim: cluster, "sim-eu": cluster, "prod-cluster": cluster },
-    fleets: { everywhere: { stages: [["sim"], ["sim-eu", "prod-cluster"]] } },
+    clusters: { sim: cluster, "sim-eu": cluster, "prod-cluster": cluster, ...fleetClusters },
+    fleets: { everywhere: { stages: [["sim"], ["sim-eu", "prod-cluster"]] }, ...options.fleets },
   });
   const replicas: Replica[] = [];
   for (let i = 0; i < (options.replicas ?? 1); i += 1) {
@@ -236,7 +258,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       replicaId: `replica-${i}`,
       lockTtlMs: options.lockTtlMs ?? 5000,
       wallClock: skewed(options.clockSkewMs?.[i] ?? 0),
-      runnerClock: simRunnerClock(sim),
+      ...(fleetSims.size > 0 ? {} : { runnerClock: simRunnerClock(sim) }),
+      fleetPollMs: options.fleetPollMs ?? 100,
       env: {},
       notifier: { postIntervalMs: 20, minUpdateIntervalMs: 50, updateSpacingMs: 10, baseBackoffMs: 50 },
       approvalPollMs: 100,
@@ -271,6 +294,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   return {
     fake,
     sim,
+    fleetSims,
     replicas,
     responses,
     prefix,
@@ -341,6 +365,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (keys.length > 0) await cleaner.del(...keys);
       await cleaner.quit();
       await sim.close();
+      for (const s of fleetSims.values()) await s.close();
       await fake.close();
       await new Promise<void>((resolve) => {
         responseServer.close(() => resolve());

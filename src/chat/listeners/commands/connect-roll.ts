@@ -9,7 +9,7 @@ import {
   renderRestarting,
 } from "../../views/render-command-notices.js";
 import { controlSubcommand } from "./control.js";
-import { fleetStatusSubcommand } from "./fleet.js";
+import { fleetAbortSubcommand, fleetStartSubcommand, fleetStatusSubcommand } from "./fleet.js";
 import { helpSubcommand } from "./help.js";
 import { historySubcommand } from "./history.js";
 import { planSubcommand } from "./plan.js";
@@ -116,5 +116,9 @@ async function answer(text: string, ctx: SubcommandContext): Promise<Answer> {
       return rollbackSubcommand(c, ctx);
     case "fleet-status":
       return fleetStatusSubcommand(c, ctx);
+    case "fleet-start":
+      return fleetStartSubcommand(c, ctx);
+    case "fleet-abort":
+      return fleetAbortSubcommand(c, ctx);
   }
 }

@@ -1,7 +1,8 @@
 import { isAppError } from "../../../core/errors.js";
 import { type PreparedRollout, prepareRollout, startRollout } from "../../../usecases/prepare-rollout.js";
+import { boundedTs } from "../../bounded-ts.js";
 import type { Command, RolloutArgument } from "../../command-grammar.js";
-import { type SlackMessage, slackFailureOf } from "../../slack-web-api.js";
+import type { SlackMessage } from "../../slack-web-api.js";
 import { notStartedParent, startingParent, threadKeys } from "../../thread-reporter.js";
 import { renderLocked } from "../../views/render-refusal-notices.js";
 import { renderPrepareRefusal } from "../../views/render-rollout-refusal.js";
@@ -104,27 +105,5 @@ export async function startPrepared(rollout: PreparedRollout, ctx: SubcommandCon
       notStartedParent(rollout.cluster, arg, "the bot could not record the job"),
     );
     await tell(renderCouldNotStart(isAppError(err) ? err.message : null));
-  }
-}
-
-type Posted = { kind: "posted"; ts: string } | { kind: "refused"; error: string } | { kind: "slow" };
-
-/** The parent's ts, or why there is none within `waitMs`. */
-async function boundedTs(ts: Promise<string>, waitMs: number): Promise<Posted> {
-  let timer: NodeJS.Timeout | undefined;
-  const slow = new Promise<Posted>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: "slow" }), waitMs);
-  });
-  const outcome = ts.then(
-    (value): Posted => ({ kind: "posted", ts: value }),
-    (err: unknown): Posted => {
-      const failure = slackFailureOf(isAppError(err) ? err.cause : err);
-      return { kind: "refused", error: failure.kind === "permanent" ? failure.error : "closed" };
-    },
-  );
-  try {
-    return await Promise.race([outcome, slow]);
-  } finally {
-    clearTimeout(timer);
   }
 }

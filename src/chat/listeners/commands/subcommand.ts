@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, RespondArguments, SlackCommandMiddlewareArgs } 
 import type { Logger } from "pino";
 import type { Requester } from "../../../usecases/access.js";
 import type { Notifier } from "../../notifier.js";
+import type { SlackFleets } from "../../slack-fleets.js";
 import type { SlackMessage, SlackWebApi } from "../../slack-web-api.js";
 import type { ChatUseCaseDeps } from "../../use-case-deps.js";
 
@@ -23,6 +24,8 @@ export interface ConnectRollCommandDeps {
   readonly accepting: () => boolean;
   /** Told which channel a job started from here reports to. */
   readonly onJobChannel: (jobId: string, channel: string) => void;
+  /** Fleets the bot runs (started here, taken over from a replica that died). */
+  readonly fleets: SlackFleets;
 }
 
 export type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { FleetRunRecord } from "../../../../src/jobs/store/fleet-record.js";
-import { OTHER_CHANNEL, STRANGER, useHarness } from "../harness.js";
+import { APPROVER, OTHER_CHANNEL, STRANGER, useHarness } from "../harness.js";
 
 const startHarness = useHarness();
 
@@ -64,12 +64,16 @@ describe("/connect-roll fleet status <fleet>", () => {
     expect(text).toContain("stage 2/2 running: sim-eu running, prod-cluster waiting-window");
   });
 
-  it("refuses in one line: an unknown fleet, a channel its clusters do not allow, a fleet started or aborted from Slack", async () => {
+  it("refuses in one line: an unknown fleet, a channel its clusters do not allow; abort of a run whose process is gone", async () => {
     const h = await startHarness();
     expect((await h.command("fleet status nowhere")).text).toContain("Unknown fleet 'nowhere'");
     expect((await h.command("fleet status everywhere", { channel: OTHER_CHANNEL })).text).toMatch(/channel/i);
-    const start = await h.command("fleet everywhere v3.7");
-    expect(start.text).toContain("a fleet is run and aborted from a terminal (connect-roll fleet run|abort");
-    expect((await h.command("fleet abort everywhere")).text).toContain("here only its status");
+    expect((await h.command("fleet abort nowhere")).text).toContain("Unknown fleet 'nowhere'");
+    expect((await h.command("fleet everywhere v3.7", { channel: OTHER_CHANNEL })).text).toMatch(/channel/i);
+    await h.replicas[0]?.store.saveFleetRun(run());
+    // Started from a terminal whose process is gone: nothing runs to abort.
+    expect((await h.command("fleet abort everywhere", { user: APPROVER })).text).toContain(
+      "is stopped (its process is gone): nothing runs to abort",
+    );
   });
 });
