@@ -1,7 +1,7 @@
 import { simClusterConfig } from "../composition/sim-cluster-config.js";
 import { type Config, configSchema } from "../config/schema.js";
 import type { RunningSim } from "../sim/start-sim.js";
-import { DEMO_TIMINGS, type DemoScenario } from "./demo-scenarios.js";
+import { DEMO_FLEET, DEMO_TIMINGS, type DemoScenario } from "./demo-scenarios.js";
 
 /** The demo workspace: one channel, three people, the approvers' user group, the bot. */
 export const DEMO_CHANNEL = { id: "C0DEMO", name: "connect-roll-demo" } as const;
@@ -32,32 +32,16 @@ export const DEMO_USERS: readonly DemoUser[] = [
 ];
 
 /** The whole validated config: cluster `demo` = the simulator, channel C0DEMO, four-eyes on. */
-export function demoConfig(sim: RunningSim, scenario: DemoScenario, redisUrl?: string): Config {
-  const base = simClusterConfig({
-    clusterName: DEMO_CLUSTER,
-    workers: sim.workers,
-    controlUrl: sim.controlUrl,
-    delayMs: scenario.declared.delayMs,
-    restartMs: DEMO_TIMINGS.restartMs,
-    pollIntervalMs: DEMO_TIMINGS.pollIntervalMs,
-    consecutivePolls: DEMO_TIMINGS.consecutivePolls,
-    quietPeriodMs: DEMO_TIMINGS.quietPeriodMs,
-  });
-  const gate = (base.gate ?? {}) as Record<string, unknown>;
-  const cluster = {
-    ...base,
-    connect: {
-      scheduledRebalanceMaxDelayMs: scenario.declared.delayMs,
-      sessionTimeoutMs: DEMO_TIMINGS.sessionTimeoutMs,
-    },
-    gate: {
-      ...gate,
-      ...(scenario.declared.slowAfterMs === undefined ? {} : { slowAfterMs: scenario.declared.slowAfterMs }),
-      ...(scenario.declared.stallAfterMs === undefined
-        ? {}
-        : { stallAfterMs: scenario.declared.stallAfterMs }),
-    },
-  };
+export function demoConfig(
+  sim: RunningSim,
+  scenario: DemoScenario,
+  redisUrl?: string,
+  fleetSims: ReadonlyMap<string, RunningSim> = new Map(),
+): Config {
+  const cluster = demoCluster(DEMO_CLUSTER, sim, scenario.declared);
+  const fleetClusters = Object.fromEntries(
+    [...fleetSims].map(([name, s]) => [name, demoCluster(name, s, { delayMs: DEMO_TIMINGS.delayMs })]),
+  );
   return configSchema.parse({
     ...(redisUrl === undefined ? {} : { redis: { url: redisUrl } }),
     slack: {
@@ -67,6 +51,45 @@ export function demoConfig(sim: RunningSim, scenario: DemoScenario, redisUrl?: s
       fourEyes: true,
       changeWindows: [],
     },
-    clusters: { [DEMO_CLUSTER]: cluster },
+    clusters: { [DEMO_CLUSTER]: cluster, ...fleetClusters },
+    ...(fleetSims.size === 0
+      ? {}
+      : {
+          fleets: {
+            [DEMO_FLEET.name]: { stages: DEMO_FLEET.stages, soakBetweenMs: DEMO_FLEET.soakBetweenMs },
+          },
+        }),
   });
+}
+
+/** A simulated cluster's section of the demo config, with what it declares of itself. */
+function demoCluster(
+  name: string,
+  sim: RunningSim,
+  declared: DemoScenario["declared"],
+): Record<string, unknown> {
+  const base = simClusterConfig({
+    clusterName: name,
+    workers: sim.workers,
+    controlUrl: sim.controlUrl,
+    delayMs: declared.delayMs,
+    restartMs: DEMO_TIMINGS.restartMs,
+    pollIntervalMs: DEMO_TIMINGS.pollIntervalMs,
+    consecutivePolls: DEMO_TIMINGS.consecutivePolls,
+    quietPeriodMs: DEMO_TIMINGS.quietPeriodMs,
+  });
+  const gate = (base.gate ?? {}) as Record<string, unknown>;
+  const cluster = {
+    ...base,
+    connect: {
+      scheduledRebalanceMaxDelayMs: declared.delayMs,
+      sessionTimeoutMs: DEMO_TIMINGS.sessionTimeoutMs,
+    },
+    gate: {
+      ...gate,
+      ...(declared.slowAfterMs === undefined ? {} : { slowAfterMs: declared.slowAfterMs }),
+      ...(declared.stallAfterMs === undefined ? {} : { stallAfterMs: declared.stallAfterMs }),
+    },
+  };
+  return cluster;
 }

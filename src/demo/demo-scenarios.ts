@@ -43,6 +43,21 @@ export interface DemoScenario {
 }
 
 const T = DEMO_TIMINGS;
+
+/**
+ * The sandbox's fleet: three small simulated clusters of their own beside `demo`, rolled in two stages with a 10 s
+ * soak between and an approval before the second (`/connect-roll fleet demo-fleet v3.7`).
+ */
+export const DEMO_FLEET = {
+  name: "demo-fleet",
+  stages: [["demo-staging"], ["demo-eu", "demo-us"]],
+  soakBetweenMs: 10_000,
+} as const;
+
+/** One of the fleet's clusters: 3 workers, 2 connectors of 2 tasks, the demo's timings. */
+export function demoFleetSim(index: number): StartSimOptions {
+  return baseSim({ workers: 3, connectors: 2, tasksPerConnector: 2, seed: 70 + index });
+}
 const COMMAND = "/connect-roll demo v3.7";
 
 function baseSim(overrides: Partial<StartSimOptions> = {}): StartSimOptions {

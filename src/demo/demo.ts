@@ -22,7 +22,13 @@ import {
   DEMO_USERS,
   demoConfig,
 } from "./demo-config.js";
-import { type DemoScenario, type DemoScenarioName, demoScenario } from "./demo-scenarios.js";
+import {
+  DEMO_FLEET,
+  type DemoScenario,
+  type DemoScenarioName,
+  demoFleetSim,
+  demoScenario,
+} from "./demo-scenarios.js";
 
 /**
  * `connect-roll demo`: a simulated 6-worker cluster in real time, the real bot (Bolt over HTTP, the same runtime as
@@ -75,8 +81,15 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
 
     const sim = await startSim(scenario.sim);
     cleanups.push(() => sim.close());
+    const fleetSims = new Map<string, RunningSim>();
+    for (const [i, name] of DEMO_FLEET.stages.flat().entries()) {
+      const fleetSim = await startSim(demoFleetSim(i));
+      cleanups.push(() => fleetSim.close());
+      fleetSims.set(name, fleetSim);
+    }
     // A command typed while the group still forms its first assignment would plan against a half-listed cluster.
     await steadyCluster(sim);
+    for (const fleetSim of fleetSims.values()) await steadyCluster(fleetSim);
     const log: string[] = [];
     const changes = new Set<() => void>();
     const addLog = (line: string) => {
@@ -99,7 +112,7 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
       timeoutMs: 5_000,
     });
     const runtime = createServeRuntime({
-      config: demoConfig(sim, scenario, o.redisUrl),
+      config: demoConfig(sim, scenario, o.redisUrl, fleetSims),
       store,
       api,
       slack: {

@@ -173,7 +173,7 @@ async function drive(page: Page, demo: RunningDemo): Promise<void> {
   await page.locator("#tab-home").click();
   const home = page.locator("#home .home-view");
   await home.getByText("last rollout: ✅", { exact: false }).waitFor({ timeout: 10_000 });
-  expect(await home.textContent()).toContain("1 cluster · 0 rollouts in progress");
+  expect(await home.textContent()).toContain("4 clusters · 0 rollouts in progress");
   expect(await home.locator("strong", { hasText: "demo" }).count()).toBeGreaterThan(0);
   await page.screenshot({ path: "artifacts/demo-home.png" });
   await page.locator("#tab-channel").click();

@@ -1,6 +1,6 @@
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ActionId } from "../../src/chat/action-ids.js";
+import { ActionId, FleetActionId } from "../../src/chat/action-ids.js";
 import { type RunningDemo, startDemo } from "../../src/demo/demo.js";
 import { APPROVER, OUTSIDER, REQUESTER } from "../../src/demo/demo-config.js";
 import type { ParentView, SandboxSnapshot } from "../../src/sandbox/sandbox-snapshot.js";
@@ -140,7 +140,7 @@ describe("sandbox server", () => {
     const home = await untilEvent((s) => s.homes[APPROVER]);
     const text = JSON.stringify(home);
     expect(text).toContain("*demo*");
-    expect(text).toContain("1 cluster · 1 rollout in progress");
+    expect(text).toContain("4 clusters · 1 rollout in progress");
     expect(text).toContain("awaiting approval");
     expect((await state()).homes[REQUESTER]).toBeUndefined();
   });
@@ -155,4 +155,20 @@ describe("sandbox server", () => {
     expect(s.ephemerals.some((e) => e.user === APPROVER && e.text === "hello from response_url")).toBe(true);
     expect((await post(`/response/${APPROVER}`, {})).status).toBe(400);
   });
+
+  it("rolls the sandbox's fleet of three simulated clusters: its thread, stage 1, then the prompt for stage 2", async () => {
+    const typed = await post("/command", { user: REQUESTER, text: "/connect-roll fleet demo-fleet v3.7" });
+    expect(typed).toMatchObject({ status: 200, json: { ok: true } });
+    const prompt = await untilEvent((s) => {
+      const parent = s.messages.find((m) => m.text.includes("fleet demo-fleet run fl-"));
+      const button = parent?.replies.some((r) =>
+        JSON.stringify(r.blocks).includes(FleetActionId.ApproveStage),
+      );
+      return parent !== undefined && button === true ? parent : undefined;
+    }, 90_000);
+    expect(JSON.stringify(prompt.blocks)).toContain("stage 1/2 succeeded: demo-staging succeeded (job cr-");
+    const replies = prompt.replies.map((r) => r.text).join("\n");
+    expect(replies).toContain("stage 1/2 (demo-staging): soaking 10s before the next stage");
+    expect(replies).toMatch(/demo-staging: rolling \(job cr-[0-9a-f]{8}\)/);
+  }, 120_000);
 });
