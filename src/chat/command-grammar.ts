@@ -13,6 +13,7 @@
  *   /connect-roll rollback <cluster>                                 return the workers its last upgrade moved
  *   /connect-roll fleet <fleet> <version|restart>                    roll a fleet's clusters, stage by stage
  *   /connect-roll fleet status|abort <fleet>                         a fleet's latest run; abort it
+ *   /connect-roll fleet status <fleet> --chart                       also post its timeline chart (a lane per cluster)
  *   /connect-roll help                                               (also: empty text)
  *
  * The subcommand words are reserved: a cluster cannot be named `plan`, `status`, … (use `rollout plan v1`), nor can
@@ -35,7 +36,7 @@ export type Command =
   | { kind: "resume"; cluster: string }
   | { kind: "history"; cluster: string }
   | { kind: "rollback"; cluster: string }
-  | { kind: "fleet-status"; fleet: string }
+  | { kind: "fleet-status"; fleet: string; chart?: true }
   | { kind: "fleet-start"; fleet: string; argument: RolloutArgument }
   | { kind: "fleet-abort"; fleet: string }
   | { kind: "help" };
@@ -76,6 +77,7 @@ export function usageLines(commandName = "/connect-roll"): string[] {
     `${commandName} rollback <cluster>`,
     `${commandName} fleet <fleet> <version|restart>`,
     `${commandName} fleet status|abort <fleet>`,
+    `${commandName} fleet status <fleet> --chart`,
     `${commandName} help`,
   ];
 }
@@ -137,11 +139,13 @@ function parseStatus(all: string[], name: string): ParseResult {
 
 function parseFleet(words: string[], name: string): ParseResult {
   const hint = `${name} fleet <fleet> <version|restart>, or ${name} fleet status|abort <fleet>`;
-  const [first, ...rest] = words;
+  const [first, ...given] = words;
   if (first === undefined)
     return fail("'fleet' needs the fleet's name and a version (or status|abort and the name)", hint);
   const verb = first.toLowerCase();
   if (verb === "status" || verb === "abort") {
+    const chart = verb === "status" && given.some((w) => w.toLowerCase() === "--chart");
+    const rest = given.filter((w) => !chart || w.toLowerCase() !== "--chart");
     if (rest.length !== 1)
       return fail(
         rest.length === 0
@@ -151,22 +155,23 @@ function parseFleet(words: string[], name: string): ParseResult {
       );
     const fleet = parseCluster(rest[0] ?? "");
     if (fleet.kind !== "ok") return fail(fleet.message.replace("cluster name", "fleet name"), hint);
+    if (verb === "abort") return ok({ kind: "fleet-abort", fleet: fleet.value });
     return ok(
-      verb === "status"
-        ? { kind: "fleet-status", fleet: fleet.value }
-        : { kind: "fleet-abort", fleet: fleet.value },
+      chart
+        ? { kind: "fleet-status", fleet: fleet.value, chart: true }
+        : { kind: "fleet-status", fleet: fleet.value },
     );
   }
   const fleet = parseCluster(first);
   if (fleet.kind !== "ok") return fail(fleet.message.replace("cluster name", "fleet name"), hint);
-  if (rest.length !== 1)
+  if (given.length !== 1)
     return fail(
-      rest.length === 0
+      given.length === 0
         ? `'fleet ${fleet.value}' needs a version (or restart)`
-        : `'fleet ${fleet.value}' takes one version, got ${quoteWords(rest)}`,
+        : `'fleet ${fleet.value}' takes one version, got ${quoteWords(given)}`,
       hint,
     );
-  const argument = parseArgument(rest[0] ?? "");
+  const argument = parseArgument(given[0] ?? "");
   if (argument.kind !== "ok") return fail(argument.message, hint);
   return ok({ kind: "fleet-start", fleet: fleet.value, argument: argument.value });
 }

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { chartFormatOf } from "../chart/chart-format.js";
-import type { ChartDataOptions } from "../chart/chart-types.js";
-import { type ChartFormat, renderRolloutChart } from "../chart/render-chart.js";
+import type { ChartData, ChartDataOptions } from "../chart/chart-types.js";
+import { type ChartFormat, renderChartSvg, renderRolloutChart, svgToPng } from "../chart/render-chart.js";
 import type { RolloutState } from "../core/rollout/rollout-state.js";
 import type { CliIo } from "./command.js";
 import { oneLine } from "./one-line.js";
@@ -37,8 +37,30 @@ export async function writeChartFile(
   state: RolloutState,
   options: ChartDataOptions,
 ): Promise<boolean> {
+  return writeBytes(io, command, chart, () => renderRolloutChart(state, chart.format, options));
+}
+
+/** Draws a chart's data (a fleet run's) into the file; as writeChartFile, never throws. */
+export function writeChartDataFile(
+  io: CliIo,
+  command: string,
+  chart: ChartTarget,
+  data: ChartData,
+): Promise<boolean> {
+  return writeBytes(io, command, chart, () => {
+    const svg = renderChartSvg(data);
+    return chart.format === "svg" ? Buffer.from(svg, "utf8") : svgToPng(svg);
+  });
+}
+
+async function writeBytes(
+  io: CliIo,
+  command: string,
+  chart: ChartTarget,
+  draw: () => Buffer,
+): Promise<boolean> {
   try {
-    await writeFile(chart.file, renderRolloutChart(state, chart.format, options));
+    await writeFile(chart.file, draw());
     io.stderr.write(`connect-roll ${command}: chart written to ${chart.file}\n`);
     return true;
   } catch (e) {

@@ -123,3 +123,22 @@ function stateOf(job: JobRecord): RolloutState | null {
     return null;
   }
 }
+
+/**
+ * The rollout of each cluster of a fleet run, by cluster, for the fleet's chart: the job the run recorded (a fleet run
+ * in Slack), else the cluster's newest rollout started since the run began (a terminal's). Missing: not started, or
+ * a record of another schema version.
+ */
+export async function fleetRolloutStates(
+  store: Pick<StatusStore, "listJobs">,
+  run: FleetRunRecord,
+): Promise<Map<string, RolloutState>> {
+  const states = new Map<string, RolloutState>();
+  for (const c of run.stages.flatMap((s) => s.clusters)) {
+    const jobs = await store.listJobs({ cluster: c.name, createdSince: run.startedAt });
+    const job = jobs.find((j) => j.id === c.job) ?? (c.job ? undefined : jobs.at(-1));
+    const state = job === undefined ? null : stateOf(job);
+    if (state !== null) states.set(c.name, state);
+  }
+  return states;
+}

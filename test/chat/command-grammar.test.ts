@@ -46,6 +46,7 @@ describe("parseCommand", () => {
     ["rollback prod", { kind: "rollback", cluster: "prod" }],
     ["fleet status Global", { kind: "fleet-status", fleet: "global" }],
     ["fleet abort global", { kind: "fleet-abort", fleet: "global" }],
+    ["fleet status global --chart", { kind: "fleet-status", fleet: "global", chart: true }],
     [
       "fleet Global v3.7",
       { kind: "fleet-start", fleet: "global", argument: { kind: "version", version: "v3.7" } },
@@ -69,6 +70,7 @@ describe("parseCommand", () => {
     ["fleet global v3.7 v3.8", /'fleet global' takes one version, got/],
     ["fleet global nonsense", /'nonsense' is neither a version/],
     ["fleet abort", /'fleet abort' needs the fleet's name/],
+    ["fleet abort global --chart", /'fleet abort' takes exactly one fleet/],
     ["fleet status", /'fleet status' needs the fleet's name/],
     ["fleet status a b", /'fleet status' takes exactly one fleet/],
     ["fleet status _x", /'_x' is not a valid fleet name/],

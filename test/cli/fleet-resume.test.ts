@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -199,6 +202,14 @@ describe("a fleet run kept in Redis", () => {
     expect(status.out).toMatch(/: aborted: aborted by .+ during the soak of stage 1\/2 \(staging\)\n/);
     expect(status.out).toContain("stage 1/2 aborted: staging succeeded");
     expect(status.out).toContain("stage 2/2 pending: prod-eu pending, prod-us pending");
+    // The run's timeline: a lane per cluster, staging's drawn from its rollout, the later stage's empty.
+    const file = join(tmpdir(), `connect-roll-fleet-chart-${process.pid}.svg`);
+    const charted = await cli(["fleet", "status", "--config", config, "rollout", "--chart", file]);
+    expect(charted.code, charted.err).toBe(0);
+    const svg = await readFile(file, "utf8");
+    expect(svg).toContain("fleet rollout → v3.7.3: aborted");
+    for (const lane of ["stage 1 · staging", "stage 2 · prod-eu", "stage 2 · prod-us"])
+      expect(svg).toContain(lane);
     const again = await cli(["fleet", "abort", "--config", config, "rollout"]);
     expect(again.code).toBe(1);
     expect(again.err).toMatch(/latest run \(fl-[0-9a-f]{8}\) is aborted, not running: nothing to abort\n$/);

@@ -1,6 +1,9 @@
+import { buildFleetChartData } from "../../../chart/fleet-chart-data.js";
+import type { FleetRunRecord } from "../../../jobs/store/fleet-record.js";
 import { abortFleet, checkFleetStart } from "../../../usecases/fleet-requests.js";
-import { readFleetStatus } from "../../../usecases/read-status.js";
+import { fleetRolloutStates, readFleetStatus } from "../../../usecases/read-status.js";
 import { fleetAbortedText, fleetRefusalText } from "../../../wording/fleet-status-text.js";
+import { createChartPoster } from "../../chart-poster.js";
 import type { Command } from "../../command-grammar.js";
 import { escapeMrkdwn } from "../../views/limits.js";
 import { notice } from "../../views/notice.js";
@@ -15,8 +18,12 @@ export async function fleetStatusSubcommand(
   ctx: SubcommandContext,
 ): Promise<Answer> {
   const result = await readFleetStatus(ctx.deps.usecases, { fleet: command.fleet, requester: ctx.caller });
-  if (result.kind === "fleet")
-    return { reply: renderFleetStatus(result.fleet, result.run, result.live, ctx.deps.commandName) };
+  if (result.kind === "fleet") {
+    const reply = renderFleetStatus(result.fleet, result.run, result.live, ctx.deps.commandName);
+    const run = result.run;
+    if (command.chart !== true || run === null) return { reply };
+    return { reply, after: () => postFleetChart(run, ctx) };
+  }
   return {
     reply:
       result.reason.kind === "unknown-fleet"
@@ -84,4 +91,24 @@ export async function fleetAbortSubcommand(
             ]),
     };
   return { reply: notice("Fleet abort requested", [escapeMrkdwn(fleetAbortedText(answer))]) };
+}
+
+/** The fleet run's timeline chart, in its thread (a fleet run in Slack) or here; whether it was posted is said. */
+async function postFleetChart(run: FleetRunRecord, ctx: SubcommandContext): Promise<void> {
+  const { usecases } = ctx.deps;
+  const states = await fleetRolloutStates(usecases.store, run);
+  const thread = run.thread ?? null;
+  const channel = thread?.channel ?? ctx.caller.channelId;
+  const posted = await createChartPoster({ api: ctx.deps.api, logger: ctx.log }).postData({
+    channel,
+    ...(thread === null ? {} : { threadTs: thread.ts }),
+    data: () => buildFleetChartData(run, states, usecases.now()),
+    filename: `connect-roll-fleet-${run.fleet}-${run.id}.png`,
+    what: "the fleet run",
+  });
+  const text =
+    posted.kind === "posted"
+      ? `📈 The timeline chart of fleet ${escapeMrkdwn(run.fleet)}'s run ${run.id} is posted ${thread === null ? "here" : "in its thread"} (<#${channel}>).`
+      : `⚠️ The timeline chart of fleet ${escapeMrkdwn(run.fleet)}'s run could not be posted: ${escapeMrkdwn(posted.why)}.`;
+  await ctx.respond(ephemeral(notice(text)));
 }

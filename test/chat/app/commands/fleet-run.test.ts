@@ -111,6 +111,18 @@ describe("/connect-roll fleet <fleet> <version>", () => {
     expect(replies).toContain(`stage 2/2 (prod-eu, prod-us): approved by <@${APPROVER}>, starting`);
     expect(replies).toContain("succeeded: 2 stages, every cluster on v3.7");
     // Each cluster's rollout reported in a thread of its own in the channel.
+    // The fleet's timeline chart goes to its thread: a lane per cluster.
+    await h.command("fleet status rollout --chart", { user: REQUESTER });
+    const chart = await h.waitFor(
+      () => h.thread(parent.ts).replies.find((r) => (r.files ?? []).length > 0),
+      10_000,
+      "the fleet's chart in its thread",
+    );
+    expect(chart.files?.[0]).toMatchObject({
+      mimetype: "image/png",
+      title: "fleet rollout → v3.7: succeeded",
+    });
+    expect(chart.files?.[0]?.name).toMatch(/^connect-roll-fleet-rollout-fl-[0-9a-f]{8}\.png$/);
     const others = h.parents().filter((m) => m.ts !== parent.ts);
     expect(others).toHaveLength(3);
     for (const c of CLUSTERS) expect(others.filter((m) => textOf(m).includes(c))).toHaveLength(1);
