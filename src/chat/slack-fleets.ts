@@ -103,6 +103,9 @@ export function createSlackFleets(o: SlackFleetsOptions): SlackFleets {
       });
     };
     const quiet = () => shutdown.signal.aborted || progress.lockLost();
+    // At once, before the driver reacts to the stop: a replica shutting down records no end for the run.
+    const abandon = () => progress.abandon();
+    shutdown.signal.addEventListener("abort", abandon, { once: true });
     try {
       await driveFleet({
         config: o.config,
@@ -120,7 +123,7 @@ export function createSlackFleets(o: SlackFleetsOptions): SlackFleets {
         soak: (stage, signal) => o.soak(fleet, stage, signal),
       });
     } finally {
-      if (shutdown.signal.aborted) progress.abandon();
+      shutdown.signal.removeEventListener("abort", abandon);
       await progress.close();
       o.onChange?.();
     }

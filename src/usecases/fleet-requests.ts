@@ -1,11 +1,13 @@
 import type { FleetConfig } from "../config/schema.js";
-import { fleetLockName } from "../jobs/store/fleet-record.js";
+import { fleetLockName, resumeFrom } from "../jobs/store/fleet-record.js";
 import type { FleetRequestStore } from "../jobs/store/store-roles.js";
 import { lookUpCluster, type Requester, requesterId } from "./access.js";
 import { controlRollout } from "./control-rollout.js";
 import { authorizerOf, checkTarget, type RequestPolicy, type TargetRefusal } from "./prepare-rollout.js";
+import { readLockFacts } from "./read-lock.js";
 import {
   type ChannelNotAllowed,
+  type ClusterLocked,
   type NotAuthorized,
   type Refused,
   refused,
@@ -32,11 +34,11 @@ export interface FleetBusy {
   readonly since: number;
 }
 
-/** A cluster of the fleet refused the request: which, and why. */
+/** A cluster of the fleet refused the request: which, and why (a cluster of the first stage to roll also when busy). */
 export interface FleetClusterRefused {
   readonly kind: "fleet-cluster-refused";
   readonly cluster: string;
-  readonly refusal: TargetRefusal;
+  readonly refusal: TargetRefusal | ClusterLocked;
 }
 
 export type FleetStartRefusal = UnknownFleet | FleetClusterRefused | StoreUnreachable | FleetBusy;
@@ -79,6 +81,18 @@ export async function checkFleetStart(
       owner: holder.owner,
       since: holder.since,
     });
+  // The stage that would roll first (after those a resumed run already did) must not be busy now: its cluster would
+  // fail at once. Later stages' clusters may well be free by their turn.
+  const previous = await deps.store.loadFleetRun(request.fleet).catch(() => null);
+  const first = resumeFrom(previous, fleet.stages, request.argument) ?? 0;
+  for (const cluster of fleet.stages[first] ?? []) {
+    if ((await deps.store.readLock(cluster)) === null) continue;
+    return refused({
+      kind: "fleet-cluster-refused",
+      cluster,
+      refusal: { kind: "locked", cluster, holder: await readLockFacts(deps.store, cluster) },
+    });
+  }
   return { kind: "accepted", name: request.fleet, fleet, target: request.argument };
 }
 

@@ -82,6 +82,7 @@ export type FleetRequestStore = Pick<
   JobStore,
   | "ping"
   | "readLock"
+  | "loadJob"
   | "loadFleetRun"
   | "requestFleetAbort"
   | "decideFleetStage"
@@ -107,6 +108,7 @@ export type OperatorCommandStore = Pick<
   | "requestFleetAbort"
   | "decideFleetStage"
   | "ping"
+  | "loadJob"
 >;
 
 /**

@@ -145,6 +145,19 @@ describe("/connect-roll fleet <fleet> <version>", () => {
     expect(restartTotals(h.fleetSims)).toEqual({ staging: 0, "prod-eu": 0, "prod-us": 0 });
   });
 
+  it("refuses a fleet whose first stage's cluster another rollout holds, naming it", async () => {
+    const h = await withFleet({ soakBetweenMs: 0, approvals: "none" });
+    await h.replicas[0]?.store.acquireLock("staging", {
+      jobId: "cr-0000beef",
+      owner: "replica-9",
+      ttlMs: 60_000,
+    });
+    const refused = await h.command("fleet rollout v3.7", { user: REQUESTER });
+    expect(refused.text).toContain("Fleet not started");
+    expect(refused.text).toContain("staging: staging is locked by job cr-0000beef (replica-9)");
+    expect(await fleetRun(h)).toBeNull();
+  });
+
   it("the stage prompt's Abort aborts the fleet: no stage after it starts", async () => {
     const h = await withFleet({ soakBetweenMs: 0, approvals: "after-first" });
     await h.command("fleet rollout v3.7", { user: REQUESTER });
@@ -203,6 +216,31 @@ describe("/connect-roll fleet <fleet> <version>", () => {
 });
 
 describe("a fleet taken over", () => {
+  it("a replica shutting down leaves its fleet running: another takes it over and finishes it, every worker once", async () => {
+    const h = await withFleet(
+      { soakBetweenMs: 0, approvals: "none" },
+      { replicas: 2, lockTtlMs: 1_500, orphanSweepMs: 300 },
+    );
+    await h.command("fleet rollout v3.7", { user: REQUESTER, replica: 0 });
+    const parent = await fleetParent(h);
+    await h.waitFor(() => (restartTotals(h.fleetSims).staging ?? 0) >= 1, 30_000, "staging restarting");
+    await h.replicas[0]?.runtime.stop();
+    // Not ended by the stop: still running in the store, for another replica.
+    expect((await fleetRun(h))?.status).toBe("running");
+    const done = await h.waitFor(
+      async () => {
+        const run = await fleetRun(h);
+        return run?.status === "succeeded" ? run : null;
+      },
+      90_000,
+      "the fleet to succeed on replica 1",
+    );
+    expect(done.owner).toBe("replica-1");
+    everyWorkerOnce(h.fleetSims);
+    const replies = h.thread(parent.ts).replies.map(textOf).join("\n");
+    expect(replies).not.toContain("aborted");
+  });
+
   it("a replica killed mid-stage: another takes the fleet over with every stage's state; every worker restarts once", async () => {
     const h = await withFleet(
       { soakBetweenMs: 0, approvals: "none" },
