@@ -66,6 +66,9 @@ export function rolloutSettingsFor(
       onRestart: cluster.canary.onRestart,
       minRateRatio: cluster.canary.minRateRatio,
       maxNewFailures: cluster.canary.maxNewFailures,
+      maxGcRatio: cluster.canary.maxGcRatio,
+      minGcShare: cluster.canary.minGcShare,
+      maxHeapShare: cluster.canary.maxHeapShare,
     },
   };
 }

@@ -179,6 +179,27 @@ export const clusterSchema = z.strictObject({
         .describe(
           "the canary fails when its tasks record more new record failures than this (and more per task)",
         ),
+      maxGcRatio: z
+        .number()
+        .min(1)
+        .default(3)
+        .describe(
+          "the canary fails when its JVM spends more than this many times the old workers' share in GC",
+        ),
+      minGcShare: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.05)
+        .describe("a GC share of the soak below which the canary never fails on GC (0.05 = 5 % of the time)"),
+      maxHeapShare: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.9)
+        .describe(
+          "the canary fails when its heap used is above this share of its max at the soak's end (the old workers' below)",
+        ),
     })
     .prefault({}),
   maxTasksPerWorker: z.number().int().min(1).optional(),

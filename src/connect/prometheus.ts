@@ -1,5 +1,5 @@
 import type { ConnectProtocol } from "../core/protocol.js";
-import type { WorkerMetrics } from "../core/snapshot.js";
+import type { JvmReading, WorkerMetrics } from "../core/snapshot.js";
 import type { PrometheusSample } from "./prometheus-sample.js";
 import { TASK_FLOW_METRIC_NAMES, taskFlowFromPrometheus } from "./task-flow-metrics.js";
 
@@ -199,11 +199,22 @@ export const WORKER_METRIC_NAMES = {
 /** Strimzi's name for the start time (its rule scales it to seconds); read when ours is absent. */
 export const STRIMZI_START_TIME_SECONDS = "kafka_connect_start_time_seconds";
 
+/**
+ * The JVM's own series, as the JMX exporter's Java agent exports them by default (`area="heap"`; GC per collector):
+ * the 1.x names first, the 0.x ones (`jvm_memory_bytes_*`) when those are absent.
+ */
+export const JVM_METRIC_NAMES = {
+  heapUsed: ["jvm_memory_used_bytes", "jvm_memory_bytes_used"],
+  heapMax: ["jvm_memory_max_bytes", "jvm_memory_bytes_max"],
+  gcSeconds: ["jvm_gc_collection_seconds_sum"],
+} as const;
+
 /** Every series `metricsFromPrometheus` reads: a scrape is parsed for these only. */
 export const READ_SERIES: ReadonlySet<string> = new Set([
   ...Object.values(WORKER_METRIC_NAMES),
   STRIMZI_START_TIME_SECONDS,
   ...TASK_FLOW_METRIC_NAMES,
+  ...Object.values(JVM_METRIC_NAMES).flat(),
 ]);
 
 /** The one value of a metric across its series (extra labels such as `clientid` allowed); null if absent or ambiguous. */
@@ -288,5 +299,32 @@ export function metricsFromPrometheus(samples: readonly PrometheusSample[]): Wor
       earliest(samples, n.startTimeMs) ?? secondsToMs(earliest(samples, STRIMZI_START_TIME_SECONDS)),
     ),
     taskFlow: taskFlowFromPrometheus(samples),
+    jvm: jvmFromPrometheus(samples),
   };
+}
+
+/** The heap (`area="heap"`) and the GC time summed over collectors; null when the JVM series are not exported. */
+function jvmFromPrometheus(samples: readonly PrometheusSample[]): JvmReading | null {
+  const heap = (names: readonly string[]) => {
+    for (const name of names) {
+      const values = samples
+        .filter(
+          (s) => s.name === name && s.labels.area === "heap" && Number.isFinite(s.value) && s.value >= 0,
+        )
+        .map((s) => s.value);
+      if (values.length === 1) return values[0] ?? null;
+    }
+    return null;
+  };
+  const gc = samples.filter(
+    (s) => (JVM_METRIC_NAMES.gcSeconds as readonly string[]).includes(s.name) && Number.isFinite(s.value),
+  );
+  const reading: JvmReading = {
+    heapUsedBytes: heap(JVM_METRIC_NAMES.heapUsed),
+    heapMaxBytes: heap(JVM_METRIC_NAMES.heapMax),
+    gcSeconds: gc.length === 0 ? null : gc.reduce((a, s) => a + Math.max(0, s.value), 0),
+  };
+  return reading.heapUsedBytes === null && reading.heapMaxBytes === null && reading.gcSeconds === null
+    ? null
+    : reading;
 }

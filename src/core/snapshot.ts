@@ -34,6 +34,19 @@ export interface WorkerMetrics {
    * absent) when the worker's metrics have no per-task series at all (an exporter without the per-task rules).
    */
   readonly taskFlow?: Readonly<Record<string, TaskFlowReading>> | null;
+  /**
+   * The worker JVM's heap and time in GC, from the exporter's JVM series (the JMX exporter's Java agent exports them
+   * by default). Absent or null when not exported.
+   */
+  readonly jvm?: JvmReading | null;
+}
+
+/** A worker JVM's heap now and its time in garbage collection since it started. */
+export interface JvmReading {
+  readonly heapUsedBytes: number | null;
+  readonly heapMaxBytes: number | null;
+  /** Summed over the collectors. */
+  readonly gcSeconds: number | null;
 }
 
 /** One task's data-flow counters, read from the worker that runs it; they count since that task instance started. */

@@ -15,6 +15,10 @@ export function canaryFindingText(f: CanaryFinding): string {
       return "it does not answer on the new version";
     case "tasks-lost":
       return `${plural(f.tasks.length, "task")} it ran left it: ${f.tasks.slice(0, 5).join(", ")}${f.tasks.length > 5 ? ` and ${f.tasks.length - 5} more` : ""}`;
+    case "gc-time":
+      return `time in GC ${percent(f.canary)} of the soak vs ${percent(f.others)} on the old workers (above ${f.maxRatio}× theirs)`;
+    case "heap":
+      return `heap used ${percent(f.canary)} of its max at the soak's end vs ${percent(f.others)} on the old workers (above ${percent(f.maxShare)})`;
     case "task-failed":
       return `${plural(f.tasks.length, "task")} FAILED on it: ${f.tasks.slice(0, 5).join(", ")}${f.tasks.length > 5 ? ` and ${f.tasks.length - 5} more` : ""}`;
   }
@@ -26,7 +30,19 @@ export function canaryFiguresText(f: CanaryFigures): string {
     f.canaryRate === null || f.otherRate === null
       ? "no per-task record rates to compare (no per-task metrics)"
       : `${plural(f.canaryTasks, "task")} on it at ${rate(f.canaryRate)} per task vs ${rate(f.otherRate)} on ${f.otherTasks} old${f.rateRatio === null ? "" : ` (${ratio(f.rateRatio)})`}`;
-  return `over ${formatDuration(f.soakMs)}, ${rates}, ${plural(f.canaryFailures, "new record failure")} vs ${f.otherFailures}`;
+  const gc =
+    f.canaryGcShare == null || f.otherGcShare == null
+      ? ""
+      : `, GC ${percent(f.canaryGcShare)} of the time vs ${percent(f.otherGcShare)}`;
+  const heap =
+    f.canaryHeapShare == null || f.otherHeapShare == null
+      ? ""
+      : `, heap ${percent(f.canaryHeapShare)} of max vs ${percent(f.otherHeapShare)}`;
+  return `over ${formatDuration(f.soakMs)}, ${rates}, ${plural(f.canaryFailures, "new record failure")} vs ${f.otherFailures}${gc}${heap}`;
+}
+
+function percent(share: number): string {
+  return `${(share * 100).toFixed(share < 0.1 ? 1 : 0)} %`;
 }
 
 export function canarySoakingText(worker: string, soakMs: number): string {

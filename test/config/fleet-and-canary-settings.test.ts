@@ -15,6 +15,9 @@ describe("canary settings from the configuration file", () => {
       onRestart: false,
       minRateRatio: 0.5,
       maxNewFailures: 0,
+      maxGcRatio: 3,
+      minGcShare: 0.05,
+      maxHeapShare: 0.9,
     });
   });
 

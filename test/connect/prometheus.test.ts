@@ -122,6 +122,7 @@ describe("metricsFromPrometheus", () => {
       assignedTasks: 3,
       startTimeMs: null,
       taskFlow: null,
+      jvm: null,
     });
   });
 
@@ -146,6 +147,7 @@ describe("metricsFromPrometheus", () => {
       assignedTasks: 4,
       startTimeMs: null,
       taskFlow: null,
+      jvm: null,
     });
     expect(metricsFromPrometheus([])).toEqual({
       protocol: null,
@@ -160,6 +162,7 @@ describe("metricsFromPrometheus", () => {
       assignedTasks: null,
       startTimeMs: null,
       taskFlow: null,
+      jvm: null,
     });
   });
 

@@ -149,6 +149,17 @@ describe.each(RECORDED_VERSIONS)(
       expect(m.startTimeMs).toBeGreaterThan(Date.UTC(2024, 0, 1));
       expect(Number.isInteger(m.startTimeMs)).toBe(true);
     });
+
+    it("reads the JVM's heap and its time in GC (the exporter agent's default JVM series)", () => {
+      const m = metricsFromPrometheus(text.samples);
+      const gc = text.samples
+        .filter((s) => s.name === "jvm_gc_collection_seconds_sum")
+        .reduce((a, s) => a + s.value, 0);
+      expect(gc).toBeGreaterThan(0);
+      expect(m.jvm?.gcSeconds).toBeCloseTo(gc, 9);
+      expect(m.jvm?.heapUsedBytes).toBeGreaterThan(0);
+      expect(m.jvm?.heapMaxBytes).toBeGreaterThan(m.jvm?.heapUsedBytes ?? 0);
+    });
   },
 );
 

@@ -32,6 +32,7 @@ export const SETTLED_WORKER: WorkerMetrics = {
     "orders-source/0": { kind: "source", records: 1_204, lag: null, fetches: null, failures: 0 },
     "orders-sink/1": { kind: "sink", records: 980, lag: 12, fetches: 3_311, failures: 2 },
   },
+  jvm: { heapUsedBytes: 35_056_992, heapMaxBytes: 389_283_840, gcSeconds: 0.133 },
 };
 
 /** The behaviour every WorkerMetricsSource adapter must have (the in-memory fake included). */
@@ -48,7 +49,7 @@ export function workerMetricsSourceContract(
       await h.close();
     });
 
-    it("reads every metric the reader uses: protocol, leader, epoch, rebalancing, counts, start time, task flow", async () => {
+    it("reads every metric the reader uses: protocol, leader, epoch, rebalancing, counts, start time, task flow, JVM", async () => {
       expect(await h.source.read(await h.withMetrics(SETTLED_WORKER))).toEqual(SETTLED_WORKER);
     });
 
@@ -61,6 +62,7 @@ export function workerMetricsSourceContract(
         assignedTasks: null,
         startTimeMs: null,
         taskFlow: null,
+        jvm: null,
       };
       expect(await h.source.read(await h.withMetrics(partial))).toEqual(partial);
     });

@@ -40,6 +40,16 @@ function prometheusTextOf(m: WorkerMetrics): string {
     series(t.consumerLag.name, flow.lag, `${client}partition="0",topic="orders",}`);
     series(t.consumerFetches.name, flow.fetches, `${client}}`);
   }
+  if (m.jvm) {
+    series("jvm_memory_used_bytes", m.jvm.heapUsedBytes, `{area="heap",}`);
+    series("jvm_memory_used_bytes", 52_068_384, `{area="nonheap",}`);
+    series("jvm_memory_max_bytes", m.jvm.heapMaxBytes, `{area="heap",}`);
+    if (m.jvm.gcSeconds !== null) {
+      // Two collectors, as a JVM has: the reader sums them.
+      series("jvm_gc_collection_seconds_sum", m.jvm.gcSeconds - 0.062, `{gc="Copy",}`);
+      series("jvm_gc_collection_seconds_sum", 0.062, `{gc="MarkSweepCompact",}`);
+    }
+  }
   return `${lines.join("\n")}\n`;
 }
 

@@ -18,6 +18,16 @@ export function canaryCounters(snapshot: ClusterSnapshot): Record<string, Canary
   return counters;
 }
 
+/** Each reachable worker JVM's GC seconds in this read, by worker id (the workers whose JVM series are exported). */
+export function gcSeconds(snapshot: ClusterSnapshot): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const w of snapshot.workers) {
+    const gc = w.reachable ? w.metrics?.jvm?.gcSeconds : null;
+    if (typeof gc === "number") out[w.workerId] = gc;
+  }
+  return out;
+}
+
 /** Every task FAILED in this read (on `workerId` only, when given). */
 export function failedTasks(snapshot: ClusterSnapshot, workerId: string | null = null): string[] {
   return (snapshot.connectors ?? []).flatMap((c) =>
@@ -78,7 +88,7 @@ export function measureCanary(
     if (end.workerId === track.workerId) canary.push(m);
     else if (oldWorkerIds.has(end.workerId)) others.push(m);
   }
-  const figures: CanaryFigures = {
+  const counted = {
     soakMs: snapshot.readAt - track.startedAt,
     canaryTasks: canary.length,
     otherTasks: others.length,
@@ -88,6 +98,8 @@ export function measureCanary(
     canaryFailures: sum(canary.map((m) => m.failures)),
     otherFailures: sum(others.map((m) => m.failures)),
   };
+  const jvm = jvmShares(track, snapshot, oldWorkerIds, seconds);
+  const figures: CanaryFigures = { ...counted, ...jvm };
   const findings: CanaryFinding[] = [];
   if (
     figures.rateRatio !== null &&
@@ -114,7 +126,68 @@ export function measureCanary(
       canaryTasks: figures.canaryTasks,
       otherTasks: figures.otherTasks,
     });
+  const { canaryGcShare, otherGcShare, canaryHeapShare, otherHeapShare } = jvm;
+  if (
+    canaryGcShare !== null &&
+    otherGcShare !== null &&
+    canaryGcShare > settings.minGcShare &&
+    canaryGcShare > settings.maxGcRatio * otherGcShare
+  )
+    findings.push({
+      metric: "gc-time",
+      canary: canaryGcShare,
+      others: otherGcShare,
+      maxRatio: settings.maxGcRatio,
+    });
+  if (
+    canaryHeapShare !== null &&
+    otherHeapShare !== null &&
+    canaryHeapShare > settings.maxHeapShare &&
+    otherHeapShare <= settings.maxHeapShare
+  )
+    findings.push({
+      metric: "heap",
+      canary: canaryHeapShare,
+      others: otherHeapShare,
+      maxShare: settings.maxHeapShare,
+    });
   return { figures, findings };
+}
+
+/**
+ * The canary JVM's share of the soak spent in GC and its heap used over max at the end, against the old workers'
+ * medians; null where the JVM series are not exported (or a worker restarted during the soak: its GC time began again).
+ */
+function jvmShares(
+  track: CanaryTrack,
+  snapshot: ClusterSnapshot,
+  oldWorkerIds: ReadonlySet<string>,
+  seconds: number,
+): {
+  canaryGcShare: number | null;
+  otherGcShare: number | null;
+  canaryHeapShare: number | null;
+  otherHeapShare: number | null;
+} {
+  const gcShare = new Map<string, number>();
+  const heapShare = new Map<string, number>();
+  for (const w of snapshot.workers) {
+    const jvm = w.reachable ? w.metrics?.jvm : null;
+    if (!jvm) continue;
+    const start = track.gcAtStart?.[w.workerId];
+    if (jvm.gcSeconds !== null && start !== undefined && jvm.gcSeconds >= start)
+      gcShare.set(w.workerId, (jvm.gcSeconds - start) / seconds);
+    if (jvm.heapUsedBytes !== null && jvm.heapMaxBytes !== null && jvm.heapMaxBytes > 0)
+      heapShare.set(w.workerId, jvm.heapUsedBytes / jvm.heapMaxBytes);
+  }
+  const old = (m: Map<string, number>) =>
+    median([...m].filter(([id]) => oldWorkerIds.has(id)).map(([, v]) => v));
+  return {
+    canaryGcShare: gcShare.get(track.workerId) ?? null,
+    otherGcShare: old(gcShare),
+    canaryHeapShare: heapShare.get(track.workerId) ?? null,
+    otherHeapShare: old(heapShare),
+  };
 }
 
 interface Measured {

@@ -13,6 +13,15 @@ export interface CanarySettings {
   readonly minRateRatio: number;
   /** The canary fails when its tasks record more new record failures than this, and more per task than the others. */
   readonly maxNewFailures: number;
+  /**
+   * The canary fails when its JVM spent more than this many times the old workers' share of the soak in GC (and more
+   * than `minGcShare` of it): where the JVM's series are exported.
+   */
+  readonly maxGcRatio: number;
+  /** The GC share below which the canary never fails on GC (0.05: 5 % of the soak's time in GC). */
+  readonly minGcShare: number;
+  /** The canary fails when its heap used is above this share of its max heap at the soak's end, the old workers' below. */
+  readonly maxHeapShare: number;
 }
 
 /** One task's counters at the start of the soak, and where it ran. */
@@ -38,6 +47,14 @@ export interface CanaryFigures {
   /** New record failures (`total-record-failures` and dead-letter produce failures) during the soak. */
   readonly canaryFailures: number;
   readonly otherFailures: number;
+  /**
+   * The share of the soak each side's JVM spent in GC (the old workers': their median), and the heap used as a share
+   * of the max at the soak's end; null (or absent, in a checkpoint from before they were measured) when not exported.
+   */
+  readonly canaryGcShare?: number | null;
+  readonly otherGcShare?: number | null;
+  readonly canaryHeapShare?: number | null;
+  readonly otherHeapShare?: number | null;
 }
 
 /** Why the canary failed, naming the metric and both sides' values. */
@@ -57,6 +74,13 @@ export type CanaryFinding =
       readonly otherTasks: number;
     }
   | { readonly metric: "task-failed"; readonly tasks: readonly string[] }
+  | {
+      readonly metric: "gc-time";
+      readonly canary: number;
+      readonly others: number;
+      readonly maxRatio: number;
+    }
+  | { readonly metric: "heap"; readonly canary: number; readonly others: number; readonly maxShare: number }
   /** The canary does not answer on the target at the soak's end. */
   | { readonly metric: "canary-down" }
   /** Tasks the canary ran at the soak's start run elsewhere (or nowhere) at its end. */
@@ -70,6 +94,8 @@ export interface CanaryTrack {
   readonly startedAt: number;
   /** Every task's counters when the soak began, by task key. */
   readonly start: Readonly<Record<string, CanaryCounter>>;
+  /** Each worker JVM's GC seconds when the soak began, by worker id (absent: not exported, or an older checkpoint). */
+  readonly gcAtStart?: Readonly<Record<string, number>>;
   /** Tasks FAILED when the soak began: not the canary's doing (absent in a checkpoint from before it was kept). */
   readonly failedAtStart?: readonly string[];
   /**

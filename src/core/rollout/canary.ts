@@ -6,6 +6,7 @@ import {
   canaryLost,
   canaryTasksFailed,
   failedTasks,
+  gcSeconds,
   measureCanary,
 } from "./canary-measure.js";
 import type { CanaryFinding, CanarySettings, CanaryTrack } from "./canary-types.js";
@@ -39,6 +40,7 @@ export function soakCanary(b: BeforeStep, _step: StepRecord): GuardOutcome {
       workerId: worker?.workerId ?? canary.workerId,
       startedAt: b.now,
       start: canaryCounters(b.snapshot),
+      gcAtStart: gcSeconds(b.snapshot),
       failedAtStart: failedTasks(b.snapshot),
       verdict: "soaking",
       figures: null,

@@ -3,7 +3,15 @@ import type { ClusterSnapshotBuilder } from "../../support/cluster-snapshot-buil
 import { startDriver } from "./rollout-driver.js";
 import { backHeld, cluster, down, FROM, RESTART, SETTINGS, TO, UPGRADE } from "./rollout-fixtures.js";
 
-const CANARY = { soakMs: 60_000, onRestart: false, minRateRatio: 0.5, maxNewFailures: 0 };
+const CANARY = {
+  soakMs: 60_000,
+  onRestart: false,
+  minRateRatio: 0.5,
+  maxNewFailures: 0,
+  maxGcRatio: 3,
+  minGcShare: 0.05,
+  maxHeapShare: 0.9,
+};
 const settings = { canary: CANARY };
 
 /** Where the fixture's tasks run: orders/0..5 and clicks/0..2 dealt round-robin over worker-1..3. */
@@ -110,6 +118,65 @@ describe("decide: the canary soak after the first upgraded worker", () => {
       `The canary worker-1 did worse on ${TO} than the workers still on ${FROM}: record rate 1.0/s per task vs 10.0/s on the old workers (0.10× the same connectors', below 0.50×). Roll it back to ${FROM}, continue, or abort?`,
     );
     expect(d.restarts).toHaveLength(1);
+  });
+
+  it("a canary JVM spending far more of the soak in GC, or its heap near its max, fails it with both sides' figures", () => {
+    const d = startDriver({ target: UPGRADE, now: 0, settings });
+    const t = firstStep(d, false);
+    /** Every worker's GC seconds so far and heap used (of a 1000-byte max); worker-1 busier in GC from the soak on. */
+    const withJvm = (at: number, canaryHeap: number) => {
+      const b = flowing(cluster("worker-1"), at);
+      for (const worker of Object.keys(TASKS)) {
+        const soaked = Math.max(0, at - (t + 10_000)) / 1000;
+        const gcSeconds = 1 + (worker === "worker-1" ? 0.3 * soaked : 0.02 * soaked);
+        const heapUsedBytes = worker === "worker-1" ? canaryHeap : 400;
+        b.withWorker(worker, (w) => w.metrics({ jvm: { heapUsedBytes, heapMaxBytes: 1000, gcSeconds } }));
+      }
+      return b;
+    };
+    d.read(t + 10_000, withJvm(t + 10_000, 500)).read(t + 70_000, withJvm(t + 70_000, 950));
+    const facts = d.pending()?.facts;
+    expect(facts).toMatchObject({
+      kind: "canary",
+      findings: [
+        { metric: "gc-time", maxRatio: 3 },
+        { metric: "heap", canary: 0.95, others: 0.4, maxShare: 0.9 },
+      ],
+      figures: { canaryHeapShare: 0.95, otherHeapShare: 0.4 },
+    });
+    const gc = facts?.kind === "canary" ? facts.findings[0] : undefined;
+    expect(gc?.metric === "gc-time" ? [gc.canary, gc.others] : []).toEqual([
+      expect.closeTo(0.3, 5),
+      expect.closeTo(0.02, 5),
+    ]);
+    expect(d.pendingWorded()?.prompt).toContain(
+      "the workers still on 3.6.1: time in GC 30 % of the soak vs 2.0 % on the old workers (above 3× theirs).",
+    );
+  });
+
+  it("a canary whose GC share stays small passes however it compares (below canary.minGcShare)", () => {
+    const d = startDriver({ target: UPGRADE, now: 0, settings });
+    const t = firstStep(d, false);
+    const withJvm = (at: number) => {
+      const b = flowing(cluster("worker-1"), at);
+      const soaked = Math.max(0, at - (t + 10_000)) / 1000;
+      for (const worker of Object.keys(TASKS))
+        b.withWorker(worker, (w) =>
+          w.metrics({
+            jvm: {
+              heapUsedBytes: 300,
+              heapMaxBytes: 1000,
+              gcSeconds: soaked * (worker === "worker-1" ? 0.01 : 0.001),
+            },
+          }),
+        );
+      return b;
+    };
+    d.read(t + 10_000, withJvm(t + 10_000)).read(t + 70_000, withJvm(t + 70_000));
+    const [passed] = d.eventsOf("canary-passed");
+    expect(passed?.figures.canaryGcShare).toBeCloseTo(0.01, 5);
+    expect(passed?.figures.otherGcShare).toBeCloseTo(0.001, 5);
+    expect(d.restarts.map((r) => r.worker)).toEqual(["worker-1", "worker-2"]);
   });
 
   it("roll back: the canary alone is returned to the version it left through its own gate, the rollout ends failed", () => {
