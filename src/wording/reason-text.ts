@@ -101,13 +101,17 @@ function notStartedText(item: NotStarted): string {
   return `${item.task === null ? item.connector : `${item.connector}/${item.task}`} ${item.state}`;
 }
 
+/** After a write-back of the rollout's lost record: who may have done the restart found. */
+const WHILE_LOST =
+  ", found after its record was lost and written back: by this rollout while its record was lost, or a crash";
+
 /** "already runs 3.7.1", "already restarted since the rollout began (process started 2024-…Z)". */
 export function skipReasonText(reason: SkipReason): string {
   switch (reason.kind) {
     case "on-target":
-      return `already runs ${reason.version}`;
+      return `already runs ${reason.version}${reason.afterRecordLost ? WHILE_LOST : ""}`;
     case "restarted-since-start":
-      return `already restarted since the rollout began (process started ${new Date(reason.startedAt).toISOString()})`;
+      return `already restarted since the rollout began (process started ${new Date(reason.startedAt).toISOString()})${reason.afterRecordLost ? WHILE_LOST : ""}`;
     case "not-back":
       return `not brought back: restarted, not back after ${formatDuration(reason.waitedMs)}; ${reason.by} continued without it`;
   }

@@ -54,6 +54,11 @@ export interface StepRow {
   readonly worker: string;
   /** The report's word: settled, continued, skipped, failed, "not run", "in flight", "not settled". */
   readonly status: string;
+  /**
+   * Skipped as found restarted after the rollout's lost record was written back: the report says its own lost part
+   * (or a crash) may have restarted it.
+   */
+  readonly afterRecordLost?: true;
 }
 
 /** One rollout's thread as the fake Web API recorded it. */

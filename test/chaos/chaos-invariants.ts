@@ -160,8 +160,15 @@ function reportMatchesLedger(e: Evidence): Verdict {
     const during = calls
       .filter((c) => c.at >= r.postedAt && c.at <= report.at && c.at < next)
       .map((c) => c.worker);
+    // A worker skipped as found restarted after the record was written back counts as this rollout's restart when
+    // the executor did restart it meanwhile: the report says its lost part may have.
     const reported = report.steps
-      .filter((s) => s.status === "settled" || s.status === "continued")
+      .filter(
+        (s) =>
+          s.status === "settled" ||
+          s.status === "continued" ||
+          (s.status === "skipped" && s.afterRecordLost === true && during.includes(s.worker)),
+      )
       .map((s) => s.worker);
     const a = [...during].sort().join(",");
     const b = [...reported].sort().join(",");

@@ -10,9 +10,13 @@ export function messageText(m: StoredMessage): string {
   return `${m.text}\n${JSON.stringify(m.blocks ?? [])}`;
 }
 
-const STEP_ROW = /^\s*\d+\s+(\S+)\s+(settled|continued|skipped|failed|not run|in flight|not settled)\*?\s/;
+const STEP_ROW =
+  /^\s*\d+\s+(\S+)\s+(settled|continued|skipped|failed|not run|in flight|not settled)(†)?\*?\s/;
 
-/** The step table of a final report ("  1  worker-2  settled  …"). */
+/**
+ * The step table of a final report ("  1  worker-2  settled  …"); "skipped†" marks a worker found restarted after the
+ * rollout's lost record was written back.
+ */
 export function stepRows(m: StoredMessage): StepRow[] {
   const texts: string[] = [];
   for (const b of (m.blocks ?? []) as { text?: { text?: string } }[])
@@ -20,7 +24,12 @@ export function stepRows(m: StoredMessage): StepRow[] {
   const rows: StepRow[] = [];
   for (const line of texts.join("\n").split("\n")) {
     const row = STEP_ROW.exec(line);
-    if (row) rows.push({ worker: row[1] ?? "", status: row[2] ?? "" });
+    if (row)
+      rows.push({
+        worker: row[1] ?? "",
+        status: row[2] ?? "",
+        ...(row[3] === "†" ? { afterRecordLost: true as const } : {}),
+      });
   }
   return rows;
 }

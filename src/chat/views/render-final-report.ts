@@ -170,7 +170,7 @@ function stepTable(state: RolloutState): string[] {
     const cells = [
       String(s.step).padStart(3),
       escapeMrkdwn(name),
-      `${s.note?.kind === "not-back" ? "not back" : STATUS_WORD[s.status]}${s.isLeader ? "*" : ""}`.padEnd(
+      `${s.note?.kind === "not-back" ? "not back" : STATUS_WORD[s.status]}${afterRecordLost(s) ? "†" : ""}${s.isLeader ? "*" : ""}`.padEnd(
         11,
       ),
       (m.restartMs === null ? "-" : formatDuration(m.restartMs)).padEnd(7),
@@ -181,7 +181,22 @@ function stepTable(state: RolloutState): string[] {
     return cells.join("  ");
   });
   const leader = state.steps.some((s) => s.isLeader) ? ["* group leader"] : [];
-  return [head, ...rows, ...leader];
+  const lost = state.steps.some(afterRecordLost)
+    ? [
+        "† found restarted after this rollout's lost record was written back: by its own lost part, or a crash",
+      ]
+    : [];
+  return [head, ...rows, ...leader, ...lost];
+}
+
+/** A step skipped as found done after the rollout's lost record was written back. */
+function afterRecordLost(s: RolloutState["steps"][number]): boolean {
+  const note = s.note;
+  return (
+    s.status === "skipped" &&
+    (note?.kind === "on-target" || note?.kind === "restarted-since-start") &&
+    note.afterRecordLost === true
+  );
 }
 
 function approvalText(record: ApprovalRecord): string {

@@ -210,10 +210,12 @@ export function skipWorkerOnTarget(b: BeforeStep, step: StepRecord): GuardOutcom
   const s = b.state;
   const worker = step.status === "pending" && step.attempts === 0 ? workerOnTarget(b, step) : null;
   if (!worker) return pass(s);
+  // After a write-back of a lost record, the rollout's own lost part may have done this restart: said so.
+  const lost = s.recordRestoredAt === undefined ? {} : { afterRecordLost: true as const };
   const why: SkipReason =
     s.target.kind === "upgrade"
-      ? { kind: "on-target", version: worker.version ?? s.target.version }
-      : { kind: "restarted-since-start", startedAt: worker.metrics?.startTimeMs ?? 0 };
+      ? { kind: "on-target", version: worker.version ?? s.target.version, ...lost }
+      : { kind: "restarted-since-start", startedAt: worker.metrics?.startTimeMs ?? 0, ...lost };
   const skipped = updateStep(s, b.stepNo, { status: "skipped", note: why });
   return stop(
     reenter({ kind: "before-step" }, { ...skipped, phase: { kind: "before-step", step: b.stepNo + 1 } }, [

@@ -93,10 +93,13 @@ export type FinishReason =
  * and a person went on without it.
  */
 export type SkipReason =
-  /** Upgrade: it reports the target version. */
-  | { readonly kind: "on-target"; readonly version: string }
-  /** Plain restart: its process (app-info `start-time-ms`) started since the rollout began. */
-  | { readonly kind: "restarted-since-start"; readonly startedAt: number }
+  /**
+   * Upgrade: it reports the target version. `afterRecordLost`: found so after the rollout's record was written back
+   * (recordRestoredAt): its own lost part may have upgraded it.
+   */
+  | { readonly kind: "on-target"; readonly version: string; readonly afterRecordLost?: true }
+  /** Plain restart: its process (app-info `start-time-ms`) started since the rollout began; `afterRecordLost` as above. */
+  | { readonly kind: "restarted-since-start"; readonly startedAt: number; readonly afterRecordLost?: true }
   /** Restarted, not back after `waitedMs`; `by` chose to continue without it (`continue-without`). */
   | { readonly kind: "not-back"; readonly by: string; readonly waitedMs: number };
 

@@ -248,6 +248,12 @@ export interface RolloutState {
   readonly timeline: readonly TimelinePoint[];
   /** The canary soak: begun once the first worker settled on the target (absent: not begun, or no soak). */
   readonly canary?: CanaryTrack;
+  /**
+   * Set when the job store lost this rollout's record and a replica wrote it back as it last saw it: the checkpoint
+   * may be older than what the rollout did meanwhile (a worker it restarted after that checkpoint is found already
+   * restarted). Epoch ms of the write-back.
+   */
+  readonly recordRestoredAt?: number;
 }
 
 /** One read of the cluster, for the timeline. */

@@ -75,8 +75,14 @@ export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuar
     }
   }
 
-  async function writeBack(record: JobRecord, missingMs: number): Promise<void> {
-    const { control, messages } = record;
+  async function writeBack(seen: JobRecord, missingMs: number): Promise<void> {
+    const { control, messages } = seen;
+    // Marked restored: its checkpoint may be older than what the rollout did since (the skip says so).
+    const state = seen.state;
+    const record: JobRecord =
+      typeof state === "object" && state !== null
+        ? { ...seen, state: { ...(state as Record<string, unknown>), recordRestoredAt: o.now() } }
+        : seen;
     await o.store.createJob(record);
     // Chat's control requests and the thread's message ts live beside the body: put them back too.
     if (control?.abort)

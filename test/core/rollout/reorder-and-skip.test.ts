@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { summarizeRollout } from "../../../src/core/rollout/summarize.js";
-import { startDriver } from "./rollout-driver.js";
+import { resumeDriver, startDriver } from "./rollout-driver.js";
 import { cluster, down, RESTART, SETTINGS, TO } from "./rollout-fixtures.js";
 import { rollFollower } from "./rollout-scripts.js";
 
@@ -59,6 +59,23 @@ describe("decide: workers already on the target version", () => {
       attempts: 0,
     });
     expect(summarizeRollout(d.state, t1).totals.stepsDone).toBe(2);
+  });
+
+  it("after its lost record was written back, a worker found on the target is skipped saying its lost part may have done it", () => {
+    const d = startDriver();
+    const t1 = rollFollower(d, "worker-1", 0);
+    // What the lost-record guard writes back: the checkpoint as last seen, marked restored.
+    const resumed = resumeDriver({ ...d.state, recordRestoredAt: t1 }).takeover(t1);
+    resumed.read(t1 + 1_000, cluster("worker-1", "worker-2"));
+    expect(resumed.eventsOf("step-skipped")).toEqual([
+      {
+        kind: "step-skipped",
+        step: 2,
+        worker: "worker-2",
+        reason: { kind: "on-target", version: "3.7.1", afterRecordLost: true },
+      },
+    ]);
+    expect(resumed.restarts.map((r) => r.worker)).toEqual(["worker-3"]);
   });
 
   it("every remaining worker already upgraded: skips them all and finishes succeeded", () => {
