@@ -23,6 +23,12 @@ const COMMANDS: readonly (readonly [string, string])[] = [
     "rollback <cluster>",
     "return every worker the last upgrade moved to the version it left, newest first, through the same gate",
   ],
+  [
+    "fleet <fleet> <version|restart>",
+    "roll a fleet's clusters stage by stage (a soak and, where configured, an approval between stages)",
+  ],
+  ["fleet status <fleet> [--chart]", "a fleet's latest run, each stage and cluster (and its timeline chart)"],
+  ["fleet abort <fleet>", "start no further stage; its clusters rolling now stop before their next restart"],
   ["help", "this message"],
 ];
 

@@ -16,6 +16,9 @@ describe("renderHelp", () => {
       "pause <cluster>",
       "resume <cluster>",
       "history <cluster>",
+      "fleet <fleet> <version|restart>",
+      "fleet status <fleet> [--chart]",
+      "fleet abort <fleet>",
       "help",
     ]) {
       expect(text).toContain(usage.replace(/</g, "&lt;").replace(/>/g, "&gt;"));
