@@ -4,7 +4,7 @@ import type { Config, FleetConfig } from "../config/schema.js";
 import { ErrorCode, isAppError } from "../core/errors.js";
 import { type FleetProgress, newFleetRunId, openFleetProgress } from "../jobs/runner/fleet-progress.js";
 import type { RolloutService } from "../jobs/runner/rollout-service.js";
-import { fleetLockName } from "../jobs/store/fleet-record.js";
+import { type FleetRunRecord, fleetLockName } from "../jobs/store/fleet-record.js";
 import { isFinished } from "../jobs/store/job-record.js";
 import type { JobStore } from "../jobs/store/job-store.js";
 import { type ClusterEnd, driveFleet } from "../usecases/drive-fleet.js";
@@ -34,6 +34,7 @@ export type SlackFleetStore = Pick<
   | "fleetAbortRequest"
   | "fleetStageDecision"
   | "loadJob"
+  | "requestControl"
 >;
 
 export interface SlackFleetsOptions {
@@ -84,6 +85,14 @@ export interface SlackFleets {
 
 export const fleetParentKey = (runId: string): string => `${runId}:fleet:parent`;
 
+/** The run was started with the stages the config has now (same clusters, same order). */
+function sameStages(run: FleetRunRecord, fleet: FleetConfig): boolean {
+  return (
+    run.stages.length === fleet.stages.length &&
+    run.stages.every((s, i) => s.clusters.map((c) => c.name).join(",") === (fleet.stages[i] ?? []).join(","))
+  );
+}
+
 export function createSlackFleets(o: SlackFleetsOptions): SlackFleets {
   const log = o.logger.child({ component: "slack-fleets" });
   const pollMs = o.pollMs ?? 1_000;
@@ -105,6 +114,7 @@ export function createSlackFleets(o: SlackFleetsOptions): SlackFleets {
     const quiet = () => shutdown.signal.aborted || progress.lockLost();
     // At once, before the driver reacts to the stop: a replica shutting down records no end for the run.
     const abandon = () => progress.abandon();
+    if (shutdown.signal.aborted) abandon();
     shutdown.signal.addEventListener("abort", abandon, { once: true });
     try {
       await driveFleet({
@@ -198,9 +208,13 @@ export function createSlackFleets(o: SlackFleetsOptions): SlackFleets {
       { cluster, argument: run.target, requester: { kind: "terminal", user: run.requestedBy } },
     );
     if (checked.kind === "refused") return failed(prepareRefusalText(checked.reason));
-    // Recorded before the job exists: a replica taking the fleet over looks for this job, or starts it.
+    // Recorded before the job exists: a replica taking the fleet over looks for this job, or starts it. Not started
+    // unless that landed and this replica still owns the run (no shutdown, lock not lost).
     progress.cluster(stage, cluster, "running", jobId);
-    await progress.flush();
+    if (!(await progress.flush()) || stopping(progress))
+      return failed(
+        "not started: the fleet's record could not be kept here; another replica takes the fleet over",
+      );
     const parentKey = threadKeys.parent(jobId);
     const handle = o.notifier.post(channel, startingParent(cluster, run.target, run.requestedBy), {
       key: parentKey,
@@ -213,7 +227,13 @@ export function createSlackFleets(o: SlackFleetsOptions): SlackFleets {
       o.notifier.update(channel, parentKey, notStartedParent(cluster, run.target, "the fleet was aborted"));
       return { kind: "not-started", end: { kind: "aborted", detail: cluster } };
     }
+    if (stopping(progress))
+      return failed(
+        "not started: the fleet's record could not be kept here; another replica takes the fleet over",
+      );
     const started = await o.service.start({ ...checked.rollout, jobId, thread });
+    // Held by this very job: the replica that took the fleet over started it a moment ago. It runs: wait for it.
+    if (started.kind === "locked" && started.holder.jobId === jobId) return { kind: "started", jobId };
     if (started.kind === "locked") {
       o.notifier.update(
         channel,
@@ -223,7 +243,18 @@ export function createSlackFleets(o: SlackFleetsOptions): SlackFleets {
       return failed(`another rollout holds its lock: job ${started.holder.jobId}`);
     }
     reply(renderClusterStarted(cluster, jobId, thread));
+    // An abort of the fleet recorded while this cluster started found no job of it to abort: abort it now.
+    const abort = await progress.checkAbort();
+    if (abort !== null)
+      await o.store
+        .requestControl(jobId, { action: "abort", by: abort.by, at: abort.at })
+        .catch((err: unknown) => log.warn({ err, jobId }, "could not abort a cluster of an aborted fleet"));
     return { kind: "started", jobId };
+  }
+
+  /** This replica must not start anything more for the run: it is shutting down, or the fleet's lock is lost. */
+  function stopping(progress: FleetProgress): boolean {
+    return shutdown.signal.aborted || progress.lockLost();
   }
 
   /** Waits for the cluster's rollout to end, whichever replica runs it (it may be taken over on the way). */
@@ -259,17 +290,25 @@ export function createSlackFleets(o: SlackFleetsOptions): SlackFleets {
         { text, blocks: [{ type: "section", text: { type: "mrkdwn", text: `⏳ ${text}` } }] },
         { key: fleetParentKey(runId) },
       );
+      const notStarted = (why: string): FleetStarted => {
+        o.notifier.update(request.channel, fleetParentKey(runId), {
+          text: `connect-roll · fleet ${request.name} → ${request.target}: not started: ${why}`,
+        });
+        return { kind: "not-started", why };
+      };
       const posted = await boundedTs(parent.ts, o.parentWaitMs);
-      if (posted.kind !== "posted")
-        return {
-          kind: "not-started",
-          why:
-            posted.kind === "slow"
-              ? "Slack took too long to post its thread"
-              : `Slack refused its thread (${posted.error})`,
-        };
+      if (posted.kind === "slow") {
+        // If Slack posts it after all, it must not look like a fleet that is starting.
+        parent.ts.then(
+          () => notStarted("Slack took too long to post this thread"),
+          () => undefined,
+        );
+        return { kind: "not-started", why: "Slack took too long to post its thread" };
+      }
+      if (posted.kind === "refused")
+        return { kind: "not-started", why: `Slack refused its thread (${posted.error})` };
       const thread = { channel: request.channel, ts: posted.ts };
-      const opened = await openFleetProgress({
+      const opening = openFleetProgress({
         store: o.store,
         fleet: request.name,
         stages: request.fleet.stages,
@@ -287,12 +326,17 @@ export function createSlackFleets(o: SlackFleetsOptions): SlackFleets {
         },
         warn: (line) => log.warn({ runId }, line),
       });
-      if (opened.kind === "busy") {
-        o.notifier.update(request.channel, fleetParentKey(runId), {
-          text: `connect-roll · fleet ${request.name} → ${request.target}: not started: run ${opened.holder.jobId} holds the fleet`,
-        });
-        return { kind: "not-started", why: `run ${opened.holder.jobId} of fleet ${request.name} is running` };
-      }
+      const opened = await opening.catch((err: unknown) => {
+        log.error({ err, runId }, "fleet run could not be recorded");
+        return null;
+      });
+      if (opened === null) return notStarted("the bot could not record the fleet run (the store failed)");
+      if (opened.kind !== "ok")
+        return notStarted(
+          opened.kind === "busy"
+            ? `run ${opened.holder.jobId} of fleet ${request.name} is running`
+            : "another run of the fleet started meanwhile",
+        );
       launch(opened.progress, request.fleet, thread);
       return { kind: "started", runId };
     },
@@ -324,7 +368,26 @@ export function createSlackFleets(o: SlackFleetsOptions): SlackFleets {
             },
             warn: (line) => log.warn({ runId: run.id }, line),
           });
-          if (opened.kind === "busy") continue;
+          if (opened.kind !== "ok") continue;
+          if (!sameStages(run, fleet)) {
+            // This replica's config has other stages: going on would roll them out of order, or skip approvals.
+            opened.progress.finish(
+              "failed",
+              "the fleet's stages changed in the config since this run started; start it again with the new stages",
+            );
+            o.notifier.post(
+              thread.channel,
+              renderFleetEvent({
+                event: "summary",
+                result: "failed",
+                reason: `the fleet's stages changed in the config since run ${run.id} started; start it again with the new stages`,
+                run: run.id,
+              }),
+              { key: `${run.id}:fleet:${o.owner}:stages-changed`, threadTs: thread.ts },
+            );
+            await opened.progress.close();
+            continue;
+          }
           log.warn({ runId: run.id, fleet: name, previousOwner: run.owner }, "fleet run taken over");
           launch(opened.progress, fleet, thread);
           taken.push(run.id);

@@ -207,6 +207,8 @@ export const JVM_METRIC_NAMES = {
   heapUsed: ["jvm_memory_used_bytes", "jvm_memory_bytes_used"],
   heapMax: ["jvm_memory_max_bytes", "jvm_memory_bytes_max"],
   gcSeconds: ["jvm_gc_collection_seconds_sum"],
+  /** Per memory pool, exported only for the pools a collector manages: the heap's. */
+  afterGc: ["jvm_memory_pool_collection_used_bytes"],
 } as const;
 
 /** Every series `metricsFromPrometheus` reads: a scrape is parsed for these only. */
@@ -316,15 +318,15 @@ function jvmFromPrometheus(samples: readonly PrometheusSample[]): JvmReading | n
     }
     return null;
   };
-  const gc = samples.filter(
-    (s) => (JVM_METRIC_NAMES.gcSeconds as readonly string[]).includes(s.name) && Number.isFinite(s.value),
-  );
+  const summed = (names: readonly string[]) => {
+    const found = samples.filter((s) => names.includes(s.name) && Number.isFinite(s.value));
+    return found.length === 0 ? null : found.reduce((a, s) => a + Math.max(0, s.value), 0);
+  };
   const reading: JvmReading = {
     heapUsedBytes: heap(JVM_METRIC_NAMES.heapUsed),
+    heapAfterGcBytes: summed(JVM_METRIC_NAMES.afterGc),
     heapMaxBytes: heap(JVM_METRIC_NAMES.heapMax),
-    gcSeconds: gc.length === 0 ? null : gc.reduce((a, s) => a + Math.max(0, s.value), 0),
+    gcSeconds: summed(JVM_METRIC_NAMES.gcSeconds),
   };
-  return reading.heapUsedBytes === null && reading.heapMaxBytes === null && reading.gcSeconds === null
-    ? null
-    : reading;
+  return Object.values(reading).every((v) => v === null) ? null : reading;
 }

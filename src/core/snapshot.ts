@@ -44,6 +44,11 @@ export interface WorkerMetrics {
 /** A worker JVM's heap now and its time in garbage collection since it started. */
 export interface JvmReading {
   readonly heapUsedBytes: number | null;
+  /**
+   * The heap pools' use just after their last collection, summed: the live heap, steady where `heapUsedBytes` swings
+   * with every young collection.
+   */
+  readonly heapAfterGcBytes: number | null;
   readonly heapMaxBytes: number | null;
   /** Summed over the collectors. */
   readonly gcSeconds: number | null;

@@ -24,6 +24,8 @@ export interface ControlRequest {
   readonly action: ControlAction;
   readonly cluster: string;
   readonly requester: Requester;
+  /** Only this job of the cluster (a fleet aborting the rollout it started), not whichever runs now. */
+  readonly jobId?: string;
 }
 
 export type ControlRefusal =
@@ -82,7 +84,9 @@ export async function controlRollout(deps: ControlDeps, request: ControlRequest)
         reason: asRequester.kind === "denied" ? asRequester.reason : "",
       });
   }
-  const job = (await store.listJobs({ cluster, unfinishedOnly: true })).at(-1);
+  const job = (await store.listJobs({ cluster, unfinishedOnly: true }))
+    .filter((j) => request.jobId === undefined || j.id === request.jobId)
+    .at(-1);
   if (job === undefined) return refused({ kind: "no-active-rollout", cluster });
   const by = requesterId(requester);
   const at = deps.now();

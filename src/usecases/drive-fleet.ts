@@ -116,7 +116,10 @@ export async function driveFleet(p: FleetPorts): Promise<FleetResult> {
     const ends = await Promise.all(
       stage.map(async (c): Promise<ClusterEnd> => {
         const entry = recorded?.clusters.find((e) => e.name === c);
+        // Ended under an earlier owner of the run (taken over): as it ended, never rolled again.
         if (entry?.status === "succeeded") return { kind: "succeeded" };
+        if (entry?.status === "failed" || entry?.status === "aborted")
+          return { kind: entry.status, detail: `${c} (${entry.status})` };
         const job = entry?.job ?? null;
         if (job === null) {
           progress.cluster(i, c, "waiting-window");
@@ -126,7 +129,13 @@ export async function driveFleet(p: FleetPorts): Promise<FleetResult> {
             return { kind: "aborted", detail: c };
         }
         progress.cluster(i, c, "running");
-        const end = await p.rollCluster(i, c, job);
+        // One cluster's error (a store that fails, a refused start) fails that cluster, not the others' waits.
+        const end = await p.rollCluster(i, c, job).catch(
+          (err: unknown): ClusterEnd => ({
+            kind: "failed",
+            detail: `${c} (${err instanceof Error ? err.message : String(err)})`,
+          }),
+        );
         const abortedNow = end.kind !== "succeeded" && (await progress.checkAbort()) !== null;
         progress.cluster(i, c, end.kind === "succeeded" ? "succeeded" : abortedNow ? "aborted" : "failed");
         return abortedNow && end.kind !== "no-window" ? { kind: "aborted", detail: c } : end;

@@ -41,7 +41,19 @@ export interface FleetClusterRefused {
   readonly refusal: TargetRefusal | ClusterLocked;
 }
 
-export type FleetStartRefusal = UnknownFleet | FleetClusterRefused | StoreUnreachable | FleetBusy;
+/** The fleet's run started in Slack lost its replica; another replica takes it over at its next sweep. */
+export interface FleetTakingOver {
+  readonly kind: "fleet-taking-over";
+  readonly fleet: string;
+  readonly runId: string;
+}
+
+export type FleetStartRefusal =
+  | UnknownFleet
+  | FleetClusterRefused
+  | StoreUnreachable
+  | FleetBusy
+  | FleetTakingOver;
 
 export type FleetStartChecked =
   | { readonly kind: "accepted"; readonly name: string; readonly fleet: FleetConfig; readonly target: string }
@@ -81,9 +93,12 @@ export async function checkFleetStart(
       owner: holder.owner,
       since: holder.since,
     });
+  const previous = await deps.store.loadFleetRun(request.fleet).catch(() => null);
+  // A run started in Slack whose replica is gone is taken over by another replica at its next sweep: not replaced.
+  if (previous !== null && previous.status === "running" && (previous.thread ?? null) !== null)
+    return refused({ kind: "fleet-taking-over", fleet: request.fleet, runId: previous.id });
   // The stage that would roll first (after those a resumed run already did) must not be busy now: its cluster would
   // fail at once. Later stages' clusters may well be free by their turn.
-  const previous = await deps.store.loadFleetRun(request.fleet).catch(() => null);
   const first = resumeFrom(previous, fleet.stages, request.argument) ?? 0;
   for (const cluster of fleet.stages[first] ?? []) {
     if ((await deps.store.readLock(cluster)) === null) continue;
@@ -138,16 +153,21 @@ export async function abortFleet(
   const run = await deps.store.loadFleetRun(request.fleet);
   if (run === null || run.status !== "running")
     return refused({ kind: "fleet-not-running", fleet: request.fleet, run, stopped: false });
-  if ((await deps.store.readLock(fleetLockName(request.fleet)))?.jobId !== run.id)
+  // A terminal's run whose process is gone has nothing to abort; a Slack run's is taken over by another replica,
+  // which finds the abort recorded.
+  const live = (await deps.store.readLock(fleetLockName(request.fleet)))?.jobId === run.id;
+  if (!live && (run.thread ?? null) === null)
     return refused({ kind: "fleet-not-running", fleet: request.fleet, run, stopped: true });
   const by = requesterId(request.requester);
   await deps.store.requestFleetAbort(request.fleet, run.id, { by, at: deps.now() });
   const clusters: { cluster: string; jobId: string }[] = [];
   for (const cluster of run.stages.flatMap((s) => s.clusters.filter((c) => c.status === "running"))) {
+    // The rollout the fleet started (a Slack run records it), never another one holding the cluster meanwhile.
     const result = await controlRollout(deps, {
       action: "abort",
       cluster: cluster.name,
       requester: request.requester,
+      ...(cluster.job ? { jobId: cluster.job } : {}),
     });
     if (result.kind === "refused") continue;
     await deps.store.appendAudit(result.jobId, {
@@ -183,10 +203,14 @@ export async function answerFleetStage(
   if (fleet === undefined) return refused(unknownFleet(deps, request.fleet));
   const run = await deps.store.loadFleetRun(request.fleet);
   if (run === null || run.id !== request.runId || run.status !== "running")
-    return refused({ kind: "fleet-not-running", fleet: request.fleet, run, stopped: false });
+    return refused({
+      kind: "stage-not-waiting",
+      status: run === null || run.id !== request.runId ? "replaced by a later run" : `over (${run.status})`,
+    });
   const status = run.stages[request.stage]?.status ?? "unknown";
   if (status !== "awaiting-approval") return refused({ kind: "stage-not-waiting", status });
-  const clusters = fleet.stages[request.stage] ?? [];
+  // Approving starts this stage; aborting stops the whole fleet, so it needs the right on every cluster of it.
+  const clusters = request.decision === "abort" ? fleet.stages.flat() : (fleet.stages[request.stage] ?? []);
   const denied = await deniedFor(deps, clusters, request.requester, request.decision, run.requestedBy);
   if (denied !== null) return refused(denied);
   const by = requesterId(request.requester);

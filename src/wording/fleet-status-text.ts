@@ -106,12 +106,14 @@ export function fleetRefusalText(
       return `unknown fleet "${r.fleet}" (known: ${r.known.join(", ") || "none; fleets are set in the config"})`;
     case "fleet-cluster-refused":
       return `${r.cluster}: ${prepareRefusalText(r.refusal)}`;
+    case "fleet-taking-over":
+      return `fleet ${r.fleet}'s run ${r.runId} lost its bot replica and is being taken over by another (within a sweep); wait for it, or abort it`;
     case "fleet-busy":
       return `fleet ${r.fleet} is already running (run ${r.runId} by ${r.owner} since ${new Date(r.since).toISOString()})`;
     case "fleet-not-running":
       return fleetNotRunningText(r, control);
     case "stage-not-waiting":
-      return `this stage is not waiting for an answer any more (it is ${r.status})`;
+      return `this prompt is not waiting for an answer any more (its stage or run is ${r.status}): nothing was changed`;
     default:
       return prepareRefusalText(r);
   }

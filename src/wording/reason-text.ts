@@ -103,7 +103,7 @@ function notStartedText(item: NotStarted): string {
 
 /** After a write-back of the rollout's lost record: who may have done the restart found. */
 const WHILE_LOST =
-  ", found after its record was lost and written back: by this rollout while its record was lost, or a crash";
+  ", found after its record was lost and written back: by this rollout while its record was lost, a crash, or someone else";
 
 /** "already runs 3.7.1", "already restarted since the rollout began (process started 2024-…Z)". */
 export function skipReasonText(reason: SkipReason): string {

@@ -159,6 +159,9 @@ describe.each(RECORDED_VERSIONS)(
       expect(m.jvm?.gcSeconds).toBeCloseTo(gc, 9);
       expect(m.jvm?.heapUsedBytes).toBeGreaterThan(0);
       expect(m.jvm?.heapMaxBytes).toBeGreaterThan(m.jvm?.heapUsedBytes ?? 0);
+      // The live heap, after the last collection: the heap pools' collection usage, at most the heap used then.
+      expect(m.jvm?.heapAfterGcBytes).toBeGreaterThan(0);
+      expect(m.jvm?.heapAfterGcBytes).toBeLessThan(m.jvm?.heapMaxBytes ?? 0);
     });
   },
 );

@@ -32,7 +32,12 @@ export const SETTLED_WORKER: WorkerMetrics = {
     "orders-source/0": { kind: "source", records: 1_204, lag: null, fetches: null, failures: 0 },
     "orders-sink/1": { kind: "sink", records: 980, lag: 12, fetches: 3_311, failures: 2 },
   },
-  jvm: { heapUsedBytes: 35_056_992, heapMaxBytes: 389_283_840, gcSeconds: 0.133 },
+  jvm: {
+    heapUsedBytes: 35_056_992,
+    heapAfterGcBytes: 14_627_744,
+    heapMaxBytes: 389_283_840,
+    gcSeconds: 0.133,
+  },
 };
 
 /** The behaviour every WorkerMetricsSource adapter must have (the in-memory fake included). */

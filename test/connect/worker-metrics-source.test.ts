@@ -44,6 +44,10 @@ function prometheusTextOf(m: WorkerMetrics): string {
     series("jvm_memory_used_bytes", m.jvm.heapUsedBytes, `{area="heap",}`);
     series("jvm_memory_used_bytes", 52_068_384, `{area="nonheap",}`);
     series("jvm_memory_max_bytes", m.jvm.heapMaxBytes, `{area="heap",}`);
+    if (m.jvm.heapAfterGcBytes !== null) {
+      series("jvm_memory_pool_collection_used_bytes", 0, `{pool="Eden Space",}`);
+      series("jvm_memory_pool_collection_used_bytes", m.jvm.heapAfterGcBytes, `{pool="Tenured Gen",}`);
+    }
     if (m.jvm.gcSeconds !== null) {
       // Two collectors, as a JVM has: the reader sums them.
       series("jvm_gc_collection_seconds_sum", m.jvm.gcSeconds - 0.062, `{gc="Copy",}`);

@@ -109,11 +109,11 @@ const SKIP: readonly (readonly [SkipReason, string])[] = [
   ],
   [
     { kind: "restarted-since-start", startedAt: Date.UTC(2024, 4, 1, 14, 3, 0), afterRecordLost: true },
-    "already restarted since the rollout began (process started 2024-05-01T14:03:00.000Z), found after its record was lost and written back: by this rollout while its record was lost, or a crash",
+    "already restarted since the rollout began (process started 2024-05-01T14:03:00.000Z), found after its record was lost and written back: by this rollout while its record was lost, a crash, or someone else",
   ],
   [
     { kind: "on-target", version: "3.7.1", afterRecordLost: true },
-    "already runs 3.7.1, found after its record was lost and written back: by this rollout while its record was lost, or a crash",
+    "already runs 3.7.1, found after its record was lost and written back: by this rollout while its record was lost, a crash, or someone else",
   ],
 ];
 

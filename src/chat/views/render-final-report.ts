@@ -183,7 +183,7 @@ function stepTable(state: RolloutState): string[] {
   const leader = state.steps.some((s) => s.isLeader) ? ["* group leader"] : [];
   const lost = state.steps.some(afterRecordLost)
     ? [
-        "† found restarted after this rollout's lost record was written back: by its own lost part, or a crash",
+        "† found restarted after this rollout's lost record was written back: by its own lost part, a crash, or someone else",
       ]
     : [];
   return [head, ...rows, ...leader, ...lost];

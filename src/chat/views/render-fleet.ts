@@ -7,6 +7,11 @@ import { actions, button, confirmDialog, message, section, type ViewMessage } fr
 import { escapeMrkdwn } from "./limits.js";
 import { threadLink } from "./notice.js";
 
+/** Escaped text with "by U0123ABCD" shown as a mention (who aborted, who approved). */
+function withMentions(text: string): string {
+  return escapeMrkdwn(text).replace(/\bby ([UW][A-Z0-9]{6,})\b/g, "by <@$1>");
+}
+
 /** What a fleet's parent message leads with, by the run's status. */
 const ICON: Record<string, string> = { running: "⏳", succeeded: "✅", failed: "❌", aborted: "🛑" };
 
@@ -14,14 +19,14 @@ const ICON: Record<string, string> = { running: "⏳", succeeded: "✅", failed:
 export function renderFleetParent(run: FleetRunRecord): ViewMessage {
   const [headline = "", ...rest] = fleetStatusLines(run, true, null);
   const text = `connect-roll · ${headline}`;
-  const body = `${ICON[run.status] ?? "⏳"} *${escapeMrkdwn(text)}*\n${rest.map((l) => escapeMrkdwn(l.trim())).join("\n")}`;
+  const body = `${ICON[run.status] ?? "⏳"} *${withMentions(text)}*\n${rest.map((l) => escapeMrkdwn(l.trim())).join("\n")}`;
   return message(text, [section(body)]);
 }
 
 /** A fleet event as a reply in the fleet's thread. */
 export function renderFleetEvent(event: FleetEvent): SlackMessage {
   const text = fleetEventLine(event);
-  return { text, blocks: [section(escapeMrkdwn(text))] };
+  return { text, blocks: [section(withMentions(text))] };
 }
 
 /** The reply that links a cluster's own rollout thread from the fleet's. */

@@ -74,7 +74,8 @@ async function runFleet(
       signal: io.signal,
       warn: (line) => io.stderr.write(`connect-roll fleet: WARNING: ${oneLine(line)}\n`),
     });
-    if (started.kind === "busy") return fail(io, started.message, 1);
+    if (started.kind !== "ok")
+      return fail(io, started.kind === "busy" ? started.message : "the fleet is busy", 1);
     const progress = started.progress;
     try {
       return await rollStages({ values, io, config, fleet, name, target, progress });

@@ -211,11 +211,14 @@ export function skipWorkerOnTarget(b: BeforeStep, step: StepRecord): GuardOutcom
   const worker = step.status === "pending" && step.attempts === 0 ? workerOnTarget(b, step) : null;
   if (!worker) return pass(s);
   // After a write-back of a lost record, the rollout's own lost part may have done this restart: said so.
-  const lost = s.recordRestoredAt === undefined ? {} : { afterRecordLost: true as const };
+  const startedAt = worker.metrics?.startTimeMs ?? 0;
+  const lost = restartedWhileLost(s, s.target.kind === "upgrade" ? null : startedAt)
+    ? { afterRecordLost: true as const }
+    : {};
   const why: SkipReason =
     s.target.kind === "upgrade"
       ? { kind: "on-target", version: worker.version ?? s.target.version, ...lost }
-      : { kind: "restarted-since-start", startedAt: worker.metrics?.startTimeMs ?? 0, ...lost };
+      : { kind: "restarted-since-start", startedAt, ...lost };
   const skipped = updateStep(s, b.stepNo, { status: "skipped", note: why });
   return stop(
     reenter({ kind: "before-step" }, { ...skipped, phase: { kind: "before-step", step: b.stepNo + 1 } }, [
@@ -223,6 +226,21 @@ export function skipWorkerOnTarget(b: BeforeStep, step: StepRecord): GuardOutcom
     ]),
   );
 }
+
+/**
+ * The worker may have been restarted by this rollout while its record was lost: the record was written back, and the
+ * worker's process started after the checkpoint written back was taken (less a minute for the clocks of the bot and
+ * the workers; with no start time, as for a version found on the target, it may have).
+ */
+function restartedWhileLost(s: RolloutState, startedAt: number | null): boolean {
+  const restored = s.recordRestored;
+  if (restored === undefined) return false;
+  if (startedAt === null || restored.checkpointAt === null) return true;
+  return startedAt >= restored.checkpointAt - CLOCK_MARGIN_MS;
+}
+
+/** How far the workers' clocks may be from the bot's, for a start time compared with a checkpoint's time. */
+const CLOCK_MARGIN_MS = 60_000;
 
 /**
  * The group leader is restarted last: a step whose worker leads now moves to the end, and the new step is checked.

@@ -155,7 +155,8 @@ export function measureCanary(
 }
 
 /**
- * The canary JVM's share of the soak spent in GC and its heap used over max at the end, against the old workers'
+ * The canary JVM's share of the soak spent in GC and its heap (after the last collection where exported) over its max
+ * at the end, against the old workers'
  * medians; null where the JVM series are not exported (or a worker restarted during the soak: its GC time began again).
  */
 function jvmShares(
@@ -177,8 +178,10 @@ function jvmShares(
     const start = track.gcAtStart?.[w.workerId];
     if (jvm.gcSeconds !== null && start !== undefined && jvm.gcSeconds >= start)
       gcShare.set(w.workerId, (jvm.gcSeconds - start) / seconds);
-    if (jvm.heapUsedBytes !== null && jvm.heapMaxBytes !== null && jvm.heapMaxBytes > 0)
-      heapShare.set(w.workerId, jvm.heapUsedBytes / jvm.heapMaxBytes);
+    // The live heap (after the last collection) where exported: the heap used swings with every young collection.
+    const used = jvm.heapAfterGcBytes ?? jvm.heapUsedBytes;
+    if (used !== null && jvm.heapMaxBytes !== null && jvm.heapMaxBytes > 0)
+      heapShare.set(w.workerId, used / jvm.heapMaxBytes);
   }
   const old = (m: Map<string, number>) =>
     median([...m].filter(([id]) => oldWorkerIds.has(id)).map(([, v]) => v));

@@ -95,7 +95,7 @@ export type FinishReason =
 export type SkipReason =
   /**
    * Upgrade: it reports the target version. `afterRecordLost`: found so after the rollout's record was written back
-   * (recordRestoredAt): its own lost part may have upgraded it.
+   * (`recordRestored`): its own lost part may have upgraded it.
    */
   | { readonly kind: "on-target"; readonly version: string; readonly afterRecordLost?: true }
   /** Plain restart: its process (app-info `start-time-ms`) started since the rollout began; `afterRecordLost` as above. */

@@ -251,9 +251,9 @@ export interface RolloutState {
   /**
    * Set when the job store lost this rollout's record and a replica wrote it back as it last saw it: the checkpoint
    * may be older than what the rollout did meanwhile (a worker it restarted after that checkpoint is found already
-   * restarted). Epoch ms of the write-back.
+   * restarted). When (epoch ms), and the time of the checkpoint written back (its `updatedAt`).
    */
-  readonly recordRestoredAt?: number;
+  readonly recordRestored?: { readonly at: number; readonly checkpointAt: number | null };
 }
 
 /** One read of the cluster, for the timeline. */

@@ -41,8 +41,8 @@ export interface FleetProgress {
    * is released (a bot replica shutting down).
    */
   abandon(): void;
-  /** Resolves once every change so far is written (or failed to be). */
-  flush(): Promise<void>;
+  /** Resolves once every change so far is written: true when they all landed (and this process may still write). */
+  flush(): Promise<boolean>;
   /** Writes the last change, stops watching and releases the fleet's lock. */
   close(): Promise<void>;
 }
@@ -76,7 +76,9 @@ export interface OpenFleetProgressOptions {
 
 export type OpenFleetProgress =
   | { readonly kind: "ok"; readonly progress: FleetProgress }
-  | { readonly kind: "busy"; readonly message: string; readonly holder: LockHolder };
+  | { readonly kind: "busy"; readonly message: string; readonly holder: LockHolder }
+  /** The run to take over changed (ended, or moved on) between the look and the lock: nothing to take over. */
+  | { readonly kind: "gone" };
 
 /**
  * Takes the fleet's lock (one run of a fleet at a time, across processes), reads the fleet's last run to resume it,
@@ -95,6 +97,19 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
     };
   }
   const lease = acquired.lease;
+  // A run to take over is read again under the lock: it may have ended, or moved on, since it was looked at.
+  if (o.takeOver !== undefined) {
+    const now = await o.store.loadFleetRun(o.fleet).catch(() => null);
+    if (
+      now === null ||
+      now.id !== o.takeOver.id ||
+      now.status !== "running" ||
+      now.updatedAt !== o.takeOver.updatedAt
+    ) {
+      await o.store.releaseLock(lease).catch(() => undefined);
+      return { kind: "gone" };
+    }
+  }
   const stop = new AbortController();
   const keeper = createLockKeeper({
     store: o.store,
@@ -109,17 +124,26 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
   let writes = Promise.resolve();
   let warned = false;
   let abandoned = false;
+  let closed = false;
+  let lastWriteFailed = false;
   const save = () => {
-    // Only the holder of the fleet's lock writes the record: once the lock is lost, another run may own it.
-    if (keeper.signal.aborted || abandoned) return;
+    // Only the holder of the fleet's lock writes the record: once the lock is lost (or released), another run may own it.
+    if (keeper.signal.aborted || abandoned || closed) return;
     record.updatedAt = Date.now();
     const snapshot = structuredClone(record);
     o.onChange?.(snapshot);
     writes = writes.then(() =>
-      o.store.saveFleetRun(snapshot).catch((err: unknown) => {
-        if (!warned) o.warn(`could not record the fleet's progress in the store: ${(err as Error).message}`);
-        warned = true;
-      }),
+      o.store.saveFleetRun(snapshot).then(
+        () => {
+          lastWriteFailed = false;
+        },
+        (err: unknown) => {
+          lastWriteFailed = true;
+          if (!warned)
+            o.warn(`could not record the fleet's progress in the store: ${(err as Error).message}`);
+          warned = true;
+        },
+      ),
     );
   };
   const checkAbort = async () => {
@@ -163,10 +187,12 @@ export async function openFleetProgress(o: OpenFleetProgressOptions): Promise<Op
     abandon() {
       abandoned = true;
     },
-    flush: () => writes,
+    flush: () => writes.then(() => !lastWriteFailed && !keeper.signal.aborted && !abandoned && !closed),
     async close() {
       clearInterval(poll);
       await writes;
+      closed = true;
+      stop.abort(new Error("the fleet run's progress is closed"));
       keeper.stop();
       if (!keeper.signal.aborted) await o.store.releaseLock(lease).catch(() => undefined);
     },

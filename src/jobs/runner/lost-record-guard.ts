@@ -81,7 +81,16 @@ export function createLostRecordGuard(o: LostRecordGuardOptions): LostRecordGuar
     const state = seen.state;
     const record: JobRecord =
       typeof state === "object" && state !== null
-        ? { ...seen, state: { ...(state as Record<string, unknown>), recordRestoredAt: o.now() } }
+        ? {
+            ...seen,
+            state: {
+              ...(state as Record<string, unknown>),
+              recordRestored: {
+                at: o.now(),
+                checkpointAt: (state as { updatedAt?: unknown }).updatedAt ?? null,
+              },
+            },
+          }
         : seen;
     await o.store.createJob(record);
     // Chat's control requests and the thread's message ts live beside the body: put them back too.

@@ -130,7 +130,9 @@ describe("decide: the canary soak after the first upgraded worker", () => {
         const soaked = Math.max(0, at - (t + 10_000)) / 1000;
         const gcSeconds = 1 + (worker === "worker-1" ? 0.3 * soaked : 0.02 * soaked);
         const heapUsedBytes = worker === "worker-1" ? canaryHeap : 400;
-        b.withWorker(worker, (w) => w.metrics({ jvm: { heapUsedBytes, heapMaxBytes: 1000, gcSeconds } }));
+        b.withWorker(worker, (w) =>
+          w.metrics({ jvm: { heapUsedBytes, heapAfterGcBytes: null, heapMaxBytes: 1000, gcSeconds } }),
+        );
       }
       return b;
     };
@@ -165,6 +167,7 @@ describe("decide: the canary soak after the first upgraded worker", () => {
           w.metrics({
             jvm: {
               heapUsedBytes: 300,
+              heapAfterGcBytes: null,
               heapMaxBytes: 1000,
               gcSeconds: soaked * (worker === "worker-1" ? 0.01 : 0.001),
             },

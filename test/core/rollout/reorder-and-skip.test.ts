@@ -65,7 +65,10 @@ describe("decide: workers already on the target version", () => {
     const d = startDriver();
     const t1 = rollFollower(d, "worker-1", 0);
     // What the lost-record guard writes back: the checkpoint as last seen, marked restored.
-    const resumed = resumeDriver({ ...d.state, recordRestoredAt: t1 }).takeover(t1);
+    const resumed = resumeDriver({
+      ...d.state,
+      recordRestored: { at: t1, checkpointAt: d.state.updatedAt },
+    }).takeover(t1);
     resumed.read(t1 + 1_000, cluster("worker-1", "worker-2"));
     expect(resumed.eventsOf("step-skipped")).toEqual([
       {

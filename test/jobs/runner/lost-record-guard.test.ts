@@ -81,7 +81,10 @@ describe("the lost-record guard", () => {
     const back = await w.store.loadJob(job.id);
     expect(back).toMatchObject({ id: job.id, status: "running", owner: "bot-dead", state: job.state });
     // Marked restored, so a worker its lost part restarted is reported as such when it is found restarted.
-    expect((back.state as { recordRestoredAt?: unknown }).recordRestoredAt).toEqual(expect.any(Number));
+    expect((back.state as { recordRestored?: unknown }).recordRestored).toEqual({
+      at: expect.any(Number),
+      checkpointAt: (job.state as { updatedAt?: unknown }).updatedAt ?? null,
+    });
     expect(back.thread).toEqual(job.thread);
     expect(back.messages).toEqual({ "step-1": "1700000000.000200" });
     expect(back.control).toMatchObject({ pause: true, abort: false, by: "U9" });

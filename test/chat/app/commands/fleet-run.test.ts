@@ -216,6 +216,36 @@ describe("/connect-roll fleet <fleet> <version>", () => {
 });
 
 describe("a fleet taken over", () => {
+  it("a run whose stages changed in the config since it started is not taken over: it ends failed, saying so", async () => {
+    const h = await withFleet({ soakBetweenMs: 0, approvals: "none" });
+    const store = h.replicas[0]?.store;
+    if (store === undefined) throw new Error("no replica");
+    const pending = (name: string) => ({
+      clusters: [{ name, status: "pending" as const }],
+      status: "pending" as const,
+    });
+    await store.saveFleetRun({
+      v: 1,
+      id: "fl-0000aaaa",
+      fleet: "rollout",
+      target: "v3.7",
+      requestedBy: REQUESTER,
+      owner: "replica-9",
+      startedAt: Date.now(),
+      updatedAt: Date.now(),
+      resumedFrom: null,
+      status: "running",
+      reason: null,
+      stages: [pending("staging"), pending("prod-eu"), pending("prod-us")],
+      thread: { channel: "CROLL0001", ts: "1700000000.000001" },
+    });
+    await h.replicas[0]?.runtime.sweep();
+    const ended = await fleetRun(h);
+    expect(ended).toMatchObject({ status: "failed", owner: "replica-0" });
+    expect(ended?.reason).toContain("the fleet's stages changed in the config since this run started");
+    expect(restartTotals(h.fleetSims)).toEqual({ staging: 0, "prod-eu": 0, "prod-us": 0 });
+  });
+
   it("a replica shutting down leaves its fleet running: another takes it over and finishes it, every worker once", async () => {
     const h = await withFleet(
       { soakBetweenMs: 0, approvals: "none" },
