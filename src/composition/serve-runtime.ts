@@ -239,7 +239,16 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
 
   let sweeper: NodeJS.Timeout | undefined;
   let stopping: Promise<void> | undefined;
-  const sweep = async (): Promise<SweepResult> => {
+  /** The sweep going on now, waited for by `stop` (it may be taking a rollout or a fleet over). */
+  let sweeping: Promise<SweepResult> | undefined;
+  const sweep = (): Promise<SweepResult> => {
+    const current = sweepOnce().finally(() => {
+      if (sweeping === current) sweeping = undefined;
+    });
+    sweeping = current;
+    return current;
+  };
+  const sweepOnce = async (): Promise<SweepResult> => {
     let resumed: string[] = [];
     let reports: string[] = [];
     try {
@@ -285,6 +294,7 @@ export function createServeRuntime(o: ServeRuntimeOptions): ServeRuntime {
         if (sweeper !== undefined) clearInterval(sweeper);
         const steps: [string, () => Promise<unknown>][] = [
           ["slack app", () => slack.stop()],
+          ["sweep in progress", () => sweeping ?? Promise.resolve()],
           // Before the rollouts: a fleet stopping here is left running for another replica, not failed.
           ["fleet runs", () => fleets.close()],
           ["rollout runs", () => service.close()],

@@ -14,8 +14,11 @@ const config = configSchema.parse({
   clusters: { staging: worker, "prod-eu": worker, "prod-us": worker },
   fleets: { global: { stages: [["staging"], ["prod-eu", "prod-us"]], soakBetweenMs: 0, approvals: "none" } },
 });
-const fleet = config.fleets.global;
-if (fleet === undefined) throw new Error("no fleet");
+const fleet = (() => {
+  const f = config.fleets.global;
+  if (f === undefined) throw new Error("no fleet");
+  return f;
+})();
 
 const open = (store: ReturnType<typeof createMemoryJobStore>, takeOver?: FleetRunRecord) =>
   openFleetProgress({
