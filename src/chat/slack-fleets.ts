@@ -83,6 +83,10 @@ export interface SlackFleets {
   close(): Promise<void>;
 }
 
+/** Why a cluster was not started by a replica that cannot keep the fleet's record (stopping, lock lost, store down). */
+const LEFT_TO_ANOTHER =
+  "not started: the fleet's record could not be kept here; another replica takes the fleet over";
+
 export const fleetParentKey = (runId: string): string => `${runId}:fleet:parent`;
 
 /** The run was started with the stages the config has now (same clusters, same order). */
@@ -211,10 +215,7 @@ export function createSlackFleets(o: SlackFleetsOptions): SlackFleets {
     // Recorded before the job exists: a replica taking the fleet over looks for this job, or starts it. Not started
     // unless that landed and this replica still owns the run (no shutdown, lock not lost).
     progress.cluster(stage, cluster, "running", jobId);
-    if (!(await progress.flush()) || stopping(progress))
-      return failed(
-        "not started: the fleet's record could not be kept here; another replica takes the fleet over",
-      );
+    if (!(await progress.flush()) || stopping(progress)) return failed(LEFT_TO_ANOTHER);
     const parentKey = threadKeys.parent(jobId);
     const handle = o.notifier.post(channel, startingParent(cluster, run.target, run.requestedBy), {
       key: parentKey,
@@ -227,10 +228,10 @@ export function createSlackFleets(o: SlackFleetsOptions): SlackFleets {
       o.notifier.update(channel, parentKey, notStartedParent(cluster, run.target, "the fleet was aborted"));
       return { kind: "not-started", end: { kind: "aborted", detail: cluster } };
     }
-    if (stopping(progress))
-      return failed(
-        "not started: the fleet's record could not be kept here; another replica takes the fleet over",
-      );
+    if (stopping(progress)) {
+      o.notifier.update(channel, parentKey, notStartedParent(cluster, run.target, LEFT_TO_ANOTHER));
+      return failed(LEFT_TO_ANOTHER);
+    }
     const started = await o.service.start({ ...checked.rollout, jobId, thread });
     // Held by this very job: the replica that took the fleet over started it a moment ago. It runs: wait for it.
     if (started.kind === "locked" && started.holder.jobId === jobId) return { kind: "started", jobId };

@@ -4,6 +4,7 @@ import { createMemoryJobStore } from "../../src/jobs/memory/memory-job-store.js"
 import { openFleetProgress } from "../../src/jobs/runner/fleet-progress.js";
 import type { FleetRunRecord } from "../../src/jobs/store/fleet-record.js";
 import { type ClusterEnd, driveFleet, type FleetEvent } from "../../src/usecases/drive-fleet.js";
+import { aFleetRun } from "../support/fleet-run-record.js";
 import { logger } from "./use-case-fixtures.js";
 
 const worker = {
@@ -86,18 +87,7 @@ describe("driveFleet", () => {
 
   it("taken over: a cluster that ended under the earlier owner is not rolled again, whatever it ended with", async () => {
     const store = createMemoryJobStore();
-    const previous: FleetRunRecord = {
-      v: 1,
-      id: "fl-0a1b2c3d",
-      fleet: "global",
-      target: "v3.7",
-      requestedBy: "U1",
-      owner: "replica-0",
-      startedAt: 1,
-      updatedAt: 2,
-      resumedFrom: null,
-      status: "running",
-      reason: null,
+    const previous = aFleetRun({
       stages: [
         { clusters: [{ name: "staging", status: "succeeded", job: "cr-1" }], status: "succeeded" },
         {
@@ -108,8 +98,7 @@ describe("driveFleet", () => {
           status: "running",
         },
       ],
-      thread: { channel: "C1", ts: "1.1" },
-    };
+    });
     await store.saveFleetRun(previous);
     const { result, rolled, events, record } = await drive(store, {}, previous);
     expect(rolled).toEqual(["prod-us"]);
@@ -120,18 +109,7 @@ describe("driveFleet", () => {
 
   it("takes over nothing when the run changed between the look and the lock (it ended, or moved on)", async () => {
     const store = createMemoryJobStore();
-    const seen: FleetRunRecord = {
-      v: 1,
-      id: "fl-0a1b2c3d",
-      fleet: "global",
-      target: "v3.7",
-      requestedBy: "U1",
-      owner: "replica-0",
-      startedAt: 1,
-      updatedAt: 2,
-      resumedFrom: null,
-      status: "running",
-      reason: null,
+    const seen = aFleetRun({
       stages: [
         { clusters: [{ name: "staging", status: "succeeded" }], status: "soaking" },
         {
@@ -142,8 +120,7 @@ describe("driveFleet", () => {
           status: "pending",
         },
       ],
-      thread: { channel: "C1", ts: "1.1" },
-    };
+    });
     await store.saveFleetRun({ ...seen, status: "failed", reason: "after the soak, …", updatedAt: 3 });
     expect((await open(store, seen)).kind).toBe("gone");
     // Not left holding the fleet's lock.

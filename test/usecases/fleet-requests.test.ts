@@ -3,6 +3,7 @@ import { configSchema } from "../../src/config/schema.js";
 import { createMemoryJobStore } from "../../src/jobs/memory/memory-job-store.js";
 import type { FleetRunRecord } from "../../src/jobs/store/fleet-record.js";
 import { abortFleet, answerFleetStage, checkFleetStart } from "../../src/usecases/fleet-requests.js";
+import { aFleetRun } from "../support/fleet-run-record.js";
 import { authorizer, job, logger, MON_1000_UTC, slack } from "./use-case-fixtures.js";
 
 const worker = {
@@ -28,25 +29,14 @@ function deps() {
   return { config, store: createMemoryJobStore(), authorizer, now: () => MON_1000_UTC, logger };
 }
 
-const run = (over: Partial<FleetRunRecord> = {}): FleetRunRecord => ({
-  v: 1,
-  id: "fl-0a1b2c3d",
-  fleet: "global",
-  target: "v3.7",
-  requestedBy: "UREQ00001",
-  owner: "replica-0",
-  startedAt: 1,
-  updatedAt: 2,
-  resumedFrom: null,
-  status: "running",
-  reason: null,
-  stages: [
-    { clusters: [{ name: "staging", status: "succeeded", job: "cr-00000001" }], status: "succeeded" },
-    { clusters: [{ name: "prod", status: "pending" }], status: "awaiting-approval" },
-  ],
-  thread: { channel: "CROLL0001", ts: "1700000000.000100" },
-  ...over,
-});
+const run = (over: Partial<FleetRunRecord> = {}): FleetRunRecord =>
+  aFleetRun({
+    stages: [
+      { clusters: [{ name: "staging", status: "succeeded", job: "cr-00000001" }], status: "succeeded" },
+      { clusters: [{ name: "prod", status: "pending" }], status: "awaiting-approval" },
+    ],
+    ...over,
+  });
 
 describe("fleet requests", () => {
   it("a stage is approved by who may approve its clusters (not the requester: four eyes); Abort needs the whole fleet", async () => {

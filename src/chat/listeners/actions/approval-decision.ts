@@ -3,13 +3,14 @@ import type { Logger } from "pino";
 import type { Decision } from "../../../core/rollout/approval-types.js";
 import { answerApproval } from "../../../usecases/answer-approval.js";
 import { ActionId, decodeActionValue } from "../../action-ids.js";
-import type { SlackMessage, SlackWebApi } from "../../slack-web-api.js";
+import type { SlackWebApi } from "../../slack-web-api.js";
 import type { ChatUseCaseDeps } from "../../use-case-deps.js";
 import {
   renderAnswerRefusal,
   renderClickNotRecorded,
   renderInvalidButton,
 } from "../../views/render-answer-refusal.js";
+import { clickReply } from "./click-reply.js";
 
 export interface ApprovalActionDeps {
   readonly usecases: ChatUseCaseDeps;
@@ -54,15 +55,8 @@ export function createApprovalActionListener(
     await ack();
     if (!firstDelivery(`${body.trigger_id}:${action.action_ts}:${body.user.id}`)) return;
     const userId = body.user.id;
-    const channel = body.channel?.id ?? body.container.channel_id;
-    const threadTs = body.message?.thread_ts ?? body.message?.ts;
     const log = deps.logger.child({ component: "approval-action", slackUserId: userId, decision });
-    const tell = async (m: SlackMessage) => {
-      if (typeof channel !== "string") return;
-      await deps.api
-        .postEphemeral({ channel, user: userId, ...m, ...(typeof threadTs === "string" ? { threadTs } : {}) })
-        .catch((err: unknown) => log.error({ err }, "could not answer a click"));
-    };
+    const { tell } = clickReply(body, deps.api, log);
     const value = decodeActionValue(action.value ?? "");
     if (value.kind === "error" || value.value.approvalId === undefined) {
       log.warn(

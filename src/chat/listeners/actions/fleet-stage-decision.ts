@@ -3,11 +3,12 @@ import type { Logger } from "pino";
 import { answerFleetStage } from "../../../usecases/fleet-requests.js";
 import { fleetRefusalText } from "../../../wording/fleet-status-text.js";
 import { decodeActionValue, FleetActionId } from "../../action-ids.js";
-import type { SlackMessage, SlackWebApi } from "../../slack-web-api.js";
+import type { SlackWebApi } from "../../slack-web-api.js";
 import type { ChatUseCaseDeps } from "../../use-case-deps.js";
 import { escapeMrkdwn } from "../../views/limits.js";
 import { notice } from "../../views/notice.js";
 import { renderClickNotRecorded, renderInvalidButton } from "../../views/render-answer-refusal.js";
+import { clickReply } from "./click-reply.js";
 
 /**
  * The buttons of a fleet's stage prompt, on any replica: ack at once, check the clicker, record the answer (first
@@ -25,20 +26,8 @@ export function registerFleetStageActions(
     app.action<BlockButtonAction>(actionId, async ({ ack, body, action }) => {
       await ack();
       const userId = body.user.id;
-      const channel = body.channel?.id ?? body.container.channel_id;
-      const threadTs = body.message?.thread_ts ?? body.message?.ts;
       const log = deps.logger.child({ component: "fleet-stage-action", slackUserId: userId, decision });
-      const tell = async (m: SlackMessage) => {
-        if (typeof channel !== "string") return;
-        await deps.api
-          .postEphemeral({
-            channel,
-            user: userId,
-            ...m,
-            ...(typeof threadTs === "string" ? { threadTs } : {}),
-          })
-          .catch((err: unknown) => log.error({ err }, "could not answer a click"));
-      };
+      const { channel, tell } = clickReply(body, deps.api, log);
       const value = decodeActionValue(action.value ?? "");
       const [fleet, stageText] = value.kind === "ok" ? (value.value.approvalId ?? "").split(":") : [];
       const stage = Number(stageText);
@@ -52,7 +41,7 @@ export function registerFleetStageActions(
           runId: value.value.jobId,
           stage,
           decision,
-          requester: { kind: "slack", userId, channelId: typeof channel === "string" ? channel : "" },
+          requester: { kind: "slack", userId, channelId: channel ?? "" },
         });
         if (answer.kind === "refused")
           await tell(notice("Nothing was changed", [escapeMrkdwn(fleetRefusalText(answer.reason, ""))]));

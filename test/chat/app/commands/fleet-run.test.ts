@@ -28,6 +28,40 @@ function everyWorkerOnce(sims: ReadonlyMap<string, RunningSim>): void {
   }
 }
 
+/** The fleet's run once its status is `status`. */
+const untilFleet = (h: Harness, status: FleetRunRecord["status"], timeoutMs: number, what: string) =>
+  h.waitFor(
+    async () => {
+      const run = await fleetRun(h);
+      return run?.status === status ? run : null;
+    },
+    timeoutMs,
+    what,
+  );
+
+/** The fleet thread's replies as one text, once they include `text` (the summary is posted after the run's end). */
+const untilReplies = (h: Harness, parentTs: string, text: string) =>
+  h.waitFor(
+    () => {
+      const all = h.thread(parentTs).replies.map(textOf).join("\n");
+      return all.includes(text) ? all : null;
+    },
+    5_000,
+    "the fleet's summary in its thread",
+  );
+
+/** Two replicas; the fleet started on replica 0 and rolling staging (a worker restarted): ready to lose replica 0. */
+async function rollingOnReplica0() {
+  const h = await withFleet(
+    { soakBetweenMs: 0, approvals: "none" },
+    { replicas: 2, lockTtlMs: 1_500, orphanSweepMs: 300 },
+  );
+  await h.command("fleet rollout v3.7", { user: REQUESTER, replica: 0 });
+  const parent = await fleetParent(h);
+  await h.waitFor(() => (restartTotals(h.fleetSims).staging ?? 0) >= 1, 30_000, "staging restarting");
+  return { h, parent };
+}
+
 /** The fleet's parent message in the channel (its thread holds the fleet's events and stage prompts). */
 const fleetParent = (h: Harness) =>
   h.waitFor(
@@ -72,14 +106,7 @@ describe("/connect-roll fleet <fleet> <version>", () => {
       messageTs: prompt.ts,
       user: APPROVER,
     });
-    const done = await h.waitFor(
-      async () => {
-        const run = await fleetRun(h);
-        return run?.status === "succeeded" ? run : null;
-      },
-      60_000,
-      "the fleet to succeed",
-    );
+    const done = await untilFleet(h, "succeeded", 60_000, "the fleet to succeed");
     everyWorkerOnce(h.fleetSims);
     expect(done.thread).toEqual({ channel: "CROLL0001", ts: parent.ts });
     expect(done.stages.flatMap((s) => s.clusters.map((c) => c.job))).toEqual([
@@ -98,14 +125,7 @@ describe("/connect-roll fleet <fleet> <version>", () => {
     expect(parentText).toMatch(
       /stage 2\/2 succeeded: prod-eu succeeded \(job cr-[0-9a-f]{8}\), prod-us succeeded/,
     );
-    const replies = await h.waitFor(
-      () => {
-        const all = h.thread(parent.ts).replies.map(textOf).join("\n");
-        return all.includes("succeeded: 2 stages, every cluster on v3.7") ? all : null;
-      },
-      5_000,
-      "the fleet's summary in its thread",
-    );
+    const replies = await untilReplies(h, parent.ts, "succeeded: 2 stages, every cluster on v3.7");
     for (const c of CLUSTERS) expect(replies).toMatch(new RegExp(`${c}: rolling \\(job cr-[0-9a-f]{8}\\)`));
     expect(replies).toContain("stage 1/2 (staging): soaking 1s before the next stage");
     expect(replies).toContain(`stage 2/2 (prod-eu, prod-us): approved by <@${APPROVER}>, starting`);
@@ -173,14 +193,7 @@ describe("/connect-roll fleet <fleet> <version>", () => {
       messageTs: prompt.ts,
       user: APPROVER,
     });
-    const ended = await h.waitFor(
-      async () => {
-        const run = await fleetRun(h);
-        return run?.status === "aborted" ? run : null;
-      },
-      10_000,
-      "the fleet aborted",
-    );
+    const ended = await untilFleet(h, "aborted", 10_000, "the fleet aborted");
     expect(ended.reason).toBe(`aborted by ${APPROVER} before stage 2/2 (prod-eu, prod-us)`);
     expect(restartTotals(h.fleetSims)).toEqual({ staging: 3, "prod-eu": 0, "prod-us": 0 });
     const replies = h.thread(parent.ts).replies.map(textOf).join("\n");
@@ -200,14 +213,7 @@ describe("/connect-roll fleet <fleet> <version>", () => {
     expect(answer.text).toMatch(
       /abort requested for fleet rollout \(run fl-[0-9a-f]{8}\): no further stage will start; aborting staging \(job cr-[0-9a-f]{8}\) before their next restart/,
     );
-    const ended = await h.waitFor(
-      async () => {
-        const run = await fleetRun(h);
-        return run?.status === "aborted" ? run : null;
-      },
-      30_000,
-      "the fleet aborted",
-    );
+    const ended = await untilFleet(h, "aborted", 30_000, "the fleet aborted");
     expect(ended.stages.map((s) => s.status)).toEqual(["aborted", "pending"]);
     expect(ended.stages[0]?.clusters[0]?.status).toBe("aborted");
     const totals = restartTotals(h.fleetSims);
@@ -247,24 +253,11 @@ describe("a fleet taken over", () => {
   });
 
   it("a replica shutting down leaves its fleet running: another takes it over and finishes it, every worker once", async () => {
-    const h = await withFleet(
-      { soakBetweenMs: 0, approvals: "none" },
-      { replicas: 2, lockTtlMs: 1_500, orphanSweepMs: 300 },
-    );
-    await h.command("fleet rollout v3.7", { user: REQUESTER, replica: 0 });
-    const parent = await fleetParent(h);
-    await h.waitFor(() => (restartTotals(h.fleetSims).staging ?? 0) >= 1, 30_000, "staging restarting");
+    const { h, parent } = await rollingOnReplica0();
     await h.replicas[0]?.runtime.stop();
     // Not ended by the stop: still running in the store, for another replica.
     expect((await fleetRun(h))?.status).toBe("running");
-    const done = await h.waitFor(
-      async () => {
-        const run = await fleetRun(h);
-        return run?.status === "succeeded" ? run : null;
-      },
-      90_000,
-      "the fleet to succeed on replica 1",
-    );
+    const done = await untilFleet(h, "succeeded", 90_000, "the fleet to succeed on replica 1");
     expect(done.owner).toBe("replica-1");
     everyWorkerOnce(h.fleetSims);
     const replies = h.thread(parent.ts).replies.map(textOf).join("\n");
@@ -272,33 +265,13 @@ describe("a fleet taken over", () => {
   });
 
   it("a replica killed mid-stage: another takes the fleet over with every stage's state; every worker restarts once", async () => {
-    const h = await withFleet(
-      { soakBetweenMs: 0, approvals: "none" },
-      { replicas: 2, lockTtlMs: 1_500, orphanSweepMs: 300 },
-    );
-    await h.command("fleet rollout v3.7", { user: REQUESTER, replica: 0 });
-    const parent = await fleetParent(h);
     // Killed once staging's rollout restarted a worker: its fleet and its cluster rollout are both orphaned.
-    await h.waitFor(() => (restartTotals(h.fleetSims).staging ?? 0) >= 1, 30_000, "staging restarting");
+    const { h, parent } = await rollingOnReplica0();
     await h.crash(0);
-    const done = await h.waitFor(
-      async () => {
-        const run = await fleetRun(h);
-        return run?.status === "succeeded" ? run : null;
-      },
-      90_000,
-      "the fleet to succeed on replica 1",
-    );
+    const done = await untilFleet(h, "succeeded", 90_000, "the fleet to succeed on replica 1");
     expect(done.owner).toBe("replica-1");
     everyWorkerOnce(h.fleetSims);
-    const replies = await h.waitFor(
-      () => {
-        const all = h.thread(parent.ts).replies.map(textOf).join("\n");
-        return all.includes("succeeded: 2 stages") ? all : null;
-      },
-      5_000,
-      "the fleet's summary in its thread",
-    );
+    const replies = await untilReplies(h, parent.ts, "succeeded: 2 stages");
     expect(replies).toMatch(/run fl-[0-9a-f]{8} taken over \(its process is gone\): going on from stage 1/);
     expect(replies).toContain("succeeded: 2 stages, every cluster on v3.7");
     // The fleet's own lines did not start staging again: one thread per cluster in the channel.
